@@ -1,0 +1,59 @@
+//! Xiangqi (Chinese chess) rules: positions, legal moves, game outcome on the board, and the
+//! notations players and engines use.
+//!
+//! This crate does no IO and keeps no history. Everything that needs a history (repetition,
+//! perpetual check, the natural move limit, clocks, undo) lives in the match session, which is
+//! built on [`Position::zobrist_hash`], [`Position::halfmoves`] and [`Position::is_check`].
+//!
+//! - [`Setup`] is an unvalidated position; [`Position::from_setup`] is the only way to a
+//!   [`Position`], which is always legal and changes only by legal moves.
+//! - Notations live in their own modules: [`fen::Fen`] and [`iccs::Iccs`] (`h2e2`).
+//! - [`perft()`] counts leaves of the legal-move tree, to compare move generators.
+//!
+//! # Examples
+//!
+//! ```
+//! use xq_rules::{Position, fen::Fen, iccs::Iccs};
+//!
+//! let pos = Position::startpos();
+//! let mv = "h2e2".parse::<Iccs>()?.to_move(&pos)?;
+//! let pos = pos.play(mv)?;
+//! assert_eq!(
+//!     Fen::from_position(&pos).to_string(),
+//!     "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+//! );
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Feature flags
+//!
+//! - `serde`: derives `Serialize`/`Deserialize` for [`Color`], [`ByColor`], [`Role`], [`Piece`],
+//!   [`Square`] (as its index, validated on input), [`Move`] and [`Outcome`].
+
+#![warn(missing_docs)]
+
+mod board;
+mod color;
+mod movegen;
+mod mv;
+mod perft;
+mod piece;
+mod position;
+mod role;
+mod setup;
+mod square;
+mod tables;
+mod zobrist;
+
+pub mod fen;
+pub mod iccs;
+
+pub use board::Board;
+pub use color::{ByColor, Color};
+pub use mv::{Move, MoveList};
+pub use perft::{divide, perft};
+pub use piece::Piece;
+pub use position::{IllegalMove, Outcome, PlayError, Position, PositionError};
+pub use role::Role;
+pub use setup::Setup;
+pub use square::{File, ParseSquareError, Rank, Square, SquareIndexError};
