@@ -1,0 +1,76 @@
+//! `xq`: the developer's command-line tool. Its output formats are an interface that scripts rely
+//! on; each subcommand's help says what it prints.
+
+mod diagram;
+mod rules;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Xiangqi tools: move generation, notations, positions.
+#[derive(Parser)]
+#[command(name = "xq", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Counts the leaves of the legal-move tree; the total is alone on the last line.
+    Perft {
+        /// A FEN, or `startpos`.
+        position: String,
+        /// Plies to search.
+        depth: u32,
+        /// Also print each first move (ICCS) with its count, one per line, before the total.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Prints all legal moves in ICCS, sorted, space-separated on one line.
+    Moves {
+        /// A FEN, `startpos`, or `-` to read one FEN per line from standard input (one output line
+        /// each, empty when there is no legal move).
+        position: String,
+    },
+    /// Prints `ongoing`, `check`, `checkmate` or `stalemate`.
+    Status {
+        /// A FEN, `startpos`, or `-` to read one FEN per line from standard input.
+        position: String,
+    },
+    /// Plays moves given in ICCS and prints the resulting FEN.
+    Play {
+        /// A FEN, or `startpos`.
+        position: String,
+        /// Moves in ICCS (`h2e2`).
+        moves: Vec<String>,
+    },
+    /// Prints a text diagram of the board (Chinese glyphs, Red at the bottom) and the status.
+    Show {
+        /// A FEN, or `startpos`.
+        position: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft {
+            position,
+            depth,
+            divide,
+        } => rules::perft(&position, depth, divide),
+        Command::Moves { position } => rules::for_each_input(&position, rules::moves),
+        Command::Status { position } => rules::for_each_input(&position, rules::status),
+        Command::Play { position, moves } => rules::play(&position, &moves),
+        Command::Show { position } => rules::show(&position),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("xq: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! The `xq` tool's output formats, which scripts rely on.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const START: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+const STALEMATE: &str = "3k5/4P4/9/9/9/9/9/9/9/4K4 b - - 0 1";
+const CHECKMATE: &str = "3k5/R8/9/9/9/9/9/9/9/1R2K4 w - - 0 1";
+
+fn xq(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xq"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn xq: {e}"));
+    if let Some(mut input) = child.stdin.take() {
+        input
+            .write_all(stdin.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = xq(args, "");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fails(args: &[&str], stdin: &str) -> String {
+    let out = xq(args, stdin);
+    assert!(!out.status.success(), "{args:?} should fail");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn perft_prints_the_total_on_the_last_line() {
+    assert_eq!(ok(&["perft", "startpos", "3"]), "79666\n");
+    let divide = ok(&["perft", START, "2", "--divide"]);
+    let lines: Vec<&str> = divide.lines().collect();
+    assert_eq!(lines.len(), 45);
+    assert_eq!(lines[44], "1920");
+    assert!(
+        lines.contains(&"a0a1: 44") && lines.contains(&"h2e2: 45"),
+        "{divide}"
+    );
+    let mut sorted = lines[..44].to_vec();
+    sorted.sort_unstable();
+    assert_eq!(sorted, lines[..44]);
+}
+
+#[test]
+fn moves_are_sorted_iccs_on_one_line() {
+    let out = ok(&["moves", "startpos"]);
+    let moves: Vec<&str> = out.trim_end().split(' ').collect();
+    assert_eq!(moves.len(), 44);
+    assert!(moves.windows(2).all(|w| w[0] < w[1]));
+    assert!(moves.contains(&"h2e2") && moves.contains(&"b0c2"));
+}
+
+#[test]
+fn stdin_mode_answers_each_line() {
+    let input = format!("{START}\n{STALEMATE}\n{CHECKMATE}\n");
+    let out = xq(&["moves", "-"], &input);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0].split(' ').count(), 44);
+    assert_eq!(lines[1], "", "no legal move: an empty line");
+    let out = xq(&["status", "-"], &input);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ongoing\nstalemate\nongoing\n"
+    );
+    let err = fails(&["status", "-"], &format!("{START}\nnot a fen\n"));
+    assert!(err.contains("line 2"), "{err}");
+}
+
+#[test]
+fn status_words() {
+    assert_eq!(ok(&["status", "startpos"]), "ongoing\n");
+    assert_eq!(ok(&["status", STALEMATE]), "stalemate\n");
+    let mated = ok(&["play", CHECKMATE, "b0b9"]);
+    assert_eq!(ok(&["status", mated.trim()]), "checkmate\n");
+    let check = ok(&["play", "4k4/9/9/9/9/9/9/9/9/3K1R3 w", "f0f9"]);
+    assert_eq!(ok(&["status", check.trim()]), "check\n");
+}
+
+#[test]
+fn play_prints_the_resulting_fen_or_names_the_illegal_move() {
+    assert_eq!(
+        ok(&["play", "startpos", "h2e2", "h9g7"]),
+        "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2\n"
+    );
+    let err = fails(&["play", "startpos", "h2e2", "h9g7", "h0h9"], "");
+    assert!(
+        err.contains("move 3") && err.contains("h0h9") && err.contains("horse"),
+        "{err}"
+    );
+    let err = fails(&["play", "startpos", "e3e4", "e3e5"], "");
+    assert!(err.contains("move 2") && err.contains("e3e5"), "{err}");
+    let err = fails(&["play", "startpos", "zz"], "");
+    assert!(
+        err.contains("move 1") && err.contains("invalid iccs"),
+        "{err}"
+    );
+}
+
+#[test]
+fn show_draws_the_board_with_red_at_the_bottom() {
+    let out = ok(&["show", "startpos"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("9 車馬象士將士象馬車"), "{out}");
+    assert!(lines[10].starts_with("0 俥傌相仕帥仕相傌俥"), "{out}");
+    assert!(out.contains("楚河") && out.contains("漢界"));
+    assert_eq!(lines.last(), Some(&"red to move: ongoing"));
+}
+
+#[test]
+fn bad_input_is_reported_not_panicked_on() {
+    let err = fails(&["moves", "rnbakabnr/9"], "");
+    assert!(err.contains("invalid board"), "{err}");
+    let err = fails(&["moves", "4k4/9/9/9/9/9/9/9/9/4K4 w"], "");
+    assert!(err.contains("generals face"), "{err}");
+    fails(&["perft", "startpos", "-1"], "");
+    fails(&["frobnicate"], "");
+}
