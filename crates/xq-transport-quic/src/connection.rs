@@ -1,0 +1,286 @@
+//! An established connection carrying frames on one bidirectional stream, and the client's way
+//! to open one.
+
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::slice;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use quinn::{Endpoint, RecvStream, SendStream, VarInt};
+use tokio::sync::Mutex;
+use tokio::time::timeout;
+
+use crate::error::{CLOSE_GRACEFUL, CLOSE_PROTOCOL};
+use crate::framing::{self, Decoder, Oversized, STREAM_HEADER};
+use crate::{ClientConfig, Error, tls};
+
+/// How long [`Connection::close`] waits for the peer to acknowledge the last frames, and then for
+/// the close itself to be delivered, before giving up on a peer that does not answer.
+const CLOSE_LINGER: Duration = Duration::from_secs(1);
+
+/// Connects to the server at `remote` and opens the frame stream.
+///
+/// Each client connection gets its own UDP socket, bound to an ephemeral port.
+///
+/// # Errors
+///
+/// Fails if the socket cannot be bound, the TLS configuration is invalid, the server is
+/// unreachable within the idle timeout, or its certificate is not trusted under
+/// [`ClientConfig::verify`]: a pin that does not match is reported as
+/// [`Error::FingerprintMismatch`].
+pub async fn connect(remote: SocketAddr, config: ClientConfig) -> Result<Connection, Error> {
+    let (tls, pin_verifier) = tls::client(&config.verify)?;
+    let mut quinn_config = quinn::ClientConfig::new(Arc::new(tls));
+    quinn_config.transport_config(config.transport.to_quinn(0));
+    let local = match remote {
+        SocketAddr::V4(_) => SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+        SocketAddr::V6(_) => SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)),
+    };
+    let endpoint = Endpoint::client(local).map_err(Error::Bind)?;
+    let conn = endpoint
+        .connect_with(quinn_config, remote, &config.server_name)?
+        .await
+        .map_err(|error| match pin_verifier.and_then(|v| v.rejected()) {
+            Some(found) => Error::FingerprintMismatch { found },
+            None => error.into(),
+        })?;
+    let (mut send, recv) = conn.open_bi().await?;
+    // The server only sees the stream once data arrives on it: the header announces it.
+    send.write_all(&STREAM_HEADER).await?;
+    Ok(Connection::new(
+        conn,
+        send,
+        recv,
+        config.transport.max_frame_size,
+        Some(endpoint),
+    ))
+}
+
+/// A connection that carries whole frames, in order, or fails.
+///
+/// Clones share the connection, so one task can [`send`](Self::send) while another
+/// [`recv`](Self::recv)s. Both are cancel-safe: a `recv` dropped before it completes loses no
+/// data, and a `send` dropped before it completes either sends nothing or finishes its frame
+/// before the next one.
+///
+/// Dropping the last clone closes the connection abruptly; call [`close`](Self::close) first so
+/// that the peer receives every frame and sees [`Error::ClosedByPeer`].
+#[derive(Debug, Clone)]
+pub struct Connection {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    conn: quinn::Connection,
+    send: Mutex<Sender>,
+    recv: Mutex<Receiver>,
+    max_frame_size: u32,
+    frames_sent: AtomicU64,
+    frames_received: AtomicU64,
+    /// A client's own endpoint, waited on when closing so that the close reaches the peer before
+    /// the socket goes away. Servers share their endpoint with the listener instead.
+    endpoint: Option<Endpoint>,
+}
+
+impl Connection {
+    /// Wraps an established connection whose stream header has already been exchanged.
+    pub(crate) fn new(
+        conn: quinn::Connection,
+        send: SendStream,
+        recv: RecvStream,
+        max_frame_size: u32,
+        endpoint: Option<Endpoint>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                conn,
+                send: Mutex::new(Sender {
+                    stream: send,
+                    pending: Bytes::new(),
+                }),
+                recv: Mutex::new(Receiver {
+                    stream: recv,
+                    decoder: Decoder::new(max_frame_size),
+                    chunk: Bytes::new(),
+                }),
+                max_frame_size,
+                frames_sent: AtomicU64::new(0),
+                frames_received: AtomicU64::new(0),
+                endpoint,
+            }),
+        }
+    }
+
+    /// Queues one frame for sending.
+    ///
+    /// Returns once the frame is in quinn's send buffer, which writes many frames per packet and
+    /// many packets per system call. It waits only when flow control says the peer is behind.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FrameTooLarge`] if the frame is over the maximum, in which case the connection is
+    /// unaffected; otherwise the reason the connection failed or was closed.
+    pub async fn send(&self, frame: Vec<u8>) -> Result<(), Error> {
+        let max = self.inner.max_frame_size;
+        if frame.len() > max as usize {
+            return Err(Error::FrameTooLarge {
+                len: frame.len(),
+                max,
+            });
+        }
+        let encoded = framing::encode(&frame);
+        let mut sender = self.inner.send.lock().await;
+        sender.flush().await?;
+        sender.pending = encoded;
+        sender.flush().await?;
+        self.inner.frames_sent.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Waits for the next frame.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ClosedByPeer`] once the peer has closed gracefully and every frame it sent has
+    /// been returned; [`Error::TimedOut`] if the peer went silent; [`Error::ClosedLocally`] after
+    /// [`close`](Self::close); [`Error::IncomingFrameTooLarge`] if the peer announced a frame
+    /// over the maximum, which also closes the connection; otherwise why the connection failed.
+    pub async fn recv(&self) -> Result<Vec<u8>, Error> {
+        let mut receiver = self.inner.recv.lock().await;
+        let result = receiver.next_frame().await;
+        match &result {
+            Ok(_) => {
+                self.inner.frames_received.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(Error::IncomingFrameTooLarge { .. }) => {
+                self.inner
+                    .conn
+                    .close(VarInt::from_u32(CLOSE_PROTOCOL), b"frame too large");
+            }
+            Err(_) => {}
+        }
+        result
+    }
+
+    /// Closes the connection gracefully.
+    ///
+    /// Finishes the stream and waits until the peer has acknowledged every frame, then closes the
+    /// connection, so that the peer reads all frames and then [`Error::ClosedByPeer`]. A peer
+    /// that does not answer is given up on after about a second. Later calls to `send` and `recv`
+    /// fail with [`Error::ClosedLocally`].
+    pub async fn close(&self) {
+        let drained = timeout(CLOSE_LINGER, async {
+            let mut sender = self.inner.send.lock().await;
+            sender.flush().await?;
+            // Already finished by an earlier `close`, which is fine.
+            let _ = sender.stream.finish();
+            sender.stream.stopped().await.map_err(|error| match error {
+                quinn::StoppedError::ConnectionLost(error) => Error::from(error),
+                quinn::StoppedError::ZeroRttRejected => Error::ClosedLocally,
+            })
+        })
+        .await;
+        if !matches!(drained, Ok(Ok(_))) {
+            tracing::debug!(
+                ?drained,
+                "closing without the peer acknowledging every frame"
+            );
+        }
+        self.inner
+            .conn
+            .close(VarInt::from_u32(CLOSE_GRACEFUL), b"closed");
+        if let Some(endpoint) = &self.inner.endpoint {
+            let _ = timeout(CLOSE_LINGER, endpoint.wait_idle()).await;
+        }
+    }
+
+    /// The peer's address. It can change if the peer migrates to another address.
+    #[must_use]
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.inner.conn.remote_address()
+    }
+
+    /// Current statistics.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        let quic = self.inner.conn.stats();
+        Stats {
+            rtt: quic.path.rtt,
+            bytes_sent: quic.udp_tx.bytes,
+            bytes_received: quic.udp_rx.bytes,
+            frames_sent: self.inner.frames_sent.load(Ordering::Relaxed),
+            frames_received: self.inner.frames_received.load(Ordering::Relaxed),
+            retransmits: quic.path.lost_packets,
+        }
+    }
+}
+
+/// A snapshot of a connection's statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// The current smoothed round-trip time.
+    pub rtt: Duration,
+    /// UDP payload bytes sent, including QUIC and TLS overhead.
+    pub bytes_sent: u64,
+    /// UDP payload bytes received, including QUIC and TLS overhead.
+    pub bytes_received: u64,
+    /// Frames handed to [`Connection::send`] and queued.
+    pub frames_sent: u64,
+    /// Frames returned by [`Connection::recv`].
+    pub frames_received: u64,
+    /// Packets declared lost, whose contents QUIC sent again.
+    pub retransmits: u64,
+}
+
+/// The sending half: the stream, and the unwritten rest of a frame whose `send` was cancelled.
+#[derive(Debug)]
+struct Sender {
+    stream: SendStream,
+    pending: Bytes,
+}
+
+impl Sender {
+    /// Writes what is left of the pending frame. Cancel-safe: each write that completes advances
+    /// `pending`, and one that does not complete writes nothing.
+    async fn flush(&mut self) -> Result<(), Error> {
+        while !self.pending.is_empty() {
+            self.stream
+                .write_chunks(slice::from_mut(&mut self.pending))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+/// The receiving half: the stream, the decoder, and received bytes not decoded yet.
+#[derive(Debug)]
+struct Receiver {
+    stream: RecvStream,
+    decoder: Decoder,
+    chunk: Bytes,
+}
+
+impl Receiver {
+    /// Decodes buffered bytes, reading more from the stream until a frame is complete.
+    /// Cancel-safe: reading a chunk is, and decoding happens between reads.
+    async fn next_frame(&mut self) -> Result<Vec<u8>, Error> {
+        loop {
+            let decoded = self
+                .decoder
+                .decode(&mut self.chunk)
+                .map_err(|Oversized { len, max }| Error::IncomingFrameTooLarge { len, max })?;
+            if let Some(frame) = decoded {
+                return Ok(frame);
+            }
+            match self.stream.read_chunk(usize::MAX, true).await? {
+                Some(chunk) => self.chunk = chunk.bytes,
+                None if self.decoder.is_between_frames() => return Err(Error::ClosedByPeer),
+                None => return Err(Error::TruncatedFrame),
+            }
+        }
+    }
+}

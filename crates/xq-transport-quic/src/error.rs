@@ -1,0 +1,165 @@
+//! The error type of every fallible operation on listeners and connections.
+
+use std::io;
+use std::path::PathBuf;
+
+use quinn::ConnectionError;
+use rustls::pki_types::pem;
+
+use crate::Fingerprint;
+
+/// Application error code sent by [`Connection::close`](crate::Connection::close). Zero is left
+/// to quinn, which sends it when the last handle to a connection is dropped.
+pub(crate) const CLOSE_GRACEFUL: u32 = 1;
+/// Application error code sent when the peer broke the framing protocol.
+pub(crate) const CLOSE_PROTOCOL: u32 = 2;
+
+/// Why a QUIC listener or connection operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The UDP socket could not be bound.
+    #[error("failed to bind the udp socket")]
+    Bind(#[source] io::Error),
+    /// rustls rejected the TLS configuration, e.g. a key that does not match its certificate.
+    #[error("invalid tls configuration")]
+    Tls(#[from] rustls::Error),
+    /// The CA file could not be read or holds no certificate.
+    #[error("failed to read the ca file {}", path.display())]
+    CaFile {
+        /// The CA file.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: pem::Error,
+    },
+    /// The connection attempt could not start, e.g. because the server name is invalid.
+    #[error("failed to start connecting")]
+    Connect(#[from] quinn::ConnectError),
+    /// The server presented a certificate whose fingerprint is not the pinned one.
+    #[error("server certificate fingerprint {found} does not match the pinned fingerprint")]
+    FingerprintMismatch {
+        /// The fingerprint the server actually presented.
+        found: Fingerprint,
+    },
+    /// The peer did not start the stream with the xq stream header.
+    #[error("peer did not send the xq stream header")]
+    BadHeader,
+    /// The peer did not open its stream within the idle timeout after the handshake.
+    #[error("peer did not open a stream in time")]
+    StreamTimeout,
+    /// A frame to send is larger than the configured maximum; nothing was sent.
+    #[error("frame of {len} bytes exceeds the maximum of {max} bytes")]
+    FrameTooLarge {
+        /// Length of the refused frame.
+        len: usize,
+        /// The configured maximum.
+        max: u32,
+    },
+    /// The peer announced a frame larger than the configured maximum; the connection was closed.
+    #[error("peer announced a frame of {len} bytes, over the maximum of {max} bytes")]
+    IncomingFrameTooLarge {
+        /// The announced length.
+        len: u32,
+        /// The configured maximum.
+        max: u32,
+    },
+    /// The peer finished its stream in the middle of a frame.
+    #[error("peer ended the stream inside a frame")]
+    TruncatedFrame,
+    /// The peer finished its stream and every frame it sent has been received: it closed the
+    /// connection gracefully.
+    #[error("connection closed by peer")]
+    ClosedByPeer,
+    /// This side closed the connection.
+    #[error("connection closed locally")]
+    ClosedLocally,
+    /// The listener was closed and accepts no more connections.
+    #[error("listener closed")]
+    ListenerClosed,
+    /// Nothing was heard from the peer for longer than the idle timeout: it is gone.
+    #[error("connection timed out")]
+    TimedOut,
+    /// The peer abandoned its stream with this application error code.
+    #[error("stream reset by peer with code {code}")]
+    Reset {
+        /// The peer's application error code.
+        code: u64,
+    },
+    /// The peer stopped reading the stream with this application error code.
+    #[error("peer stopped reading with code {code}")]
+    Stopped {
+        /// The peer's application error code.
+        code: u64,
+    },
+    /// The connection failed for another reason: a TLS or QUIC protocol error, a version
+    /// mismatch, or the peer closing the connection before finishing its stream (then frames it
+    /// sent may be lost).
+    #[error("connection failed")]
+    Connection(#[source] ConnectionError),
+}
+
+impl From<ConnectionError> for Error {
+    fn from(error: ConnectionError) -> Self {
+        match error {
+            ConnectionError::TimedOut => Self::TimedOut,
+            ConnectionError::LocallyClosed => Self::ClosedLocally,
+            other => Self::Connection(other),
+        }
+    }
+}
+
+impl From<quinn::ReadError> for Error {
+    fn from(error: quinn::ReadError) -> Self {
+        use quinn::ReadError;
+        match error {
+            ReadError::Reset(code) => Self::Reset {
+                code: code.into_inner(),
+            },
+            ReadError::ConnectionLost(error) => error.into(),
+            // Only this crate touches the stream, and it never stops, reads unordered or uses
+            // 0-RTT, so the stream can only be closed because the connection was.
+            ReadError::ClosedStream
+            | ReadError::IllegalOrderedRead
+            | ReadError::ZeroRttRejected => Self::ClosedLocally,
+        }
+    }
+}
+
+impl From<quinn::WriteError> for Error {
+    fn from(error: quinn::WriteError) -> Self {
+        use quinn::WriteError;
+        match error {
+            WriteError::Stopped(code) => Self::Stopped {
+                code: code.into_inner(),
+            },
+            WriteError::ConnectionLost(error) => error.into(),
+            // The stream is only finished by `Connection::close`, and 0-RTT is never used.
+            WriteError::ClosedStream | WriteError::ZeroRttRejected => Self::ClosedLocally,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_idle_and_local_closes_have_their_own_variants() {
+        assert!(matches!(
+            Error::from(ConnectionError::TimedOut),
+            Error::TimedOut
+        ));
+        assert!(matches!(
+            Error::from(ConnectionError::LocallyClosed),
+            Error::ClosedLocally
+        ));
+        // A peer that closes the connection without finishing its stream may have lost frames,
+        // whatever its close code says.
+        let closed = ConnectionError::ApplicationClosed(quinn::ApplicationClose {
+            error_code: quinn::VarInt::from_u32(CLOSE_GRACEFUL),
+            reason: Default::default(),
+        });
+        assert!(matches!(Error::from(closed), Error::Connection(_)));
+    }
+}

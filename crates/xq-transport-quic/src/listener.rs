@@ -1,0 +1,170 @@
+//! The server side: an endpoint that accepts connections and hands out their frame streams.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use quinn::{Endpoint, Incoming, VarInt};
+use tokio::sync::{Mutex, mpsc};
+use tokio::task::{JoinHandle, JoinSet};
+use tokio::time::timeout;
+
+use crate::error::CLOSE_PROTOCOL;
+use crate::framing::STREAM_HEADER;
+use crate::{Connection, Error, Fingerprint, ServerConfig, tls};
+
+/// How many handshaken connections may wait for [`Listener::accept`] before handshakes pause.
+const ACCEPT_QUEUE: usize = 32;
+
+/// A QUIC server endpoint that accepts connections.
+///
+/// Handshakes run in the background, concurrently, so a slow or malicious client cannot hold up
+/// the others; [`accept`](Self::accept) returns connections whose stream is open and whose
+/// header checked out. Closing or dropping the listener stops accepting but leaves accepted
+/// connections open.
+#[derive(Debug)]
+pub struct Listener {
+    endpoint: Endpoint,
+    local_addr: SocketAddr,
+    fingerprint: Fingerprint,
+    ready: Mutex<mpsc::Receiver<Connection>>,
+    handshakes: JoinHandle<()>,
+    closed: AtomicBool,
+}
+
+impl Listener {
+    /// Binds a UDP socket to `addr` and starts accepting connections.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the identity's key does not fit its certificate or the socket cannot be bound.
+    pub async fn bind(addr: SocketAddr, config: ServerConfig) -> Result<Self, Error> {
+        let fingerprint = config.identity.fingerprint();
+        let tls = tls::server(config.identity)?;
+        let mut quinn_config = quinn::ServerConfig::with_crypto(Arc::new(tls));
+        quinn_config.transport_config(config.transport.to_quinn(1));
+        let endpoint = Endpoint::server(quinn_config, addr).map_err(Error::Bind)?;
+        let local_addr = endpoint.local_addr().map_err(Error::Bind)?;
+        let (sender, receiver) = mpsc::channel(ACCEPT_QUEUE);
+        let handshakes = tokio::spawn(run_handshakes(
+            endpoint.clone(),
+            sender,
+            config.transport.max_frame_size,
+            config.transport.idle_timeout,
+        ));
+        Ok(Self {
+            endpoint,
+            local_addr,
+            fingerprint,
+            ready: Mutex::new(receiver),
+            handshakes,
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// The address the listener is bound to, with the actual port if bound to port 0.
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The SHA-256 fingerprint of the server certificate, as lower-case hex, for clients to pin.
+    #[must_use]
+    pub fn fingerprint(&self) -> String {
+        self.fingerprint.to_string()
+    }
+
+    /// Waits for the next connection.
+    ///
+    /// Clients that fail the handshake, send a wrong stream header or open no stream within the
+    /// idle timeout are dropped without being returned.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ListenerClosed`] once the listener is closed.
+    pub async fn accept(&self) -> Result<Connection, Error> {
+        let mut ready = self.ready.lock().await;
+        let connection = ready.recv().await;
+        match connection {
+            Some(connection) if !self.closed.load(Ordering::Acquire) => Ok(connection),
+            _ => Err(Error::ListenerClosed),
+        }
+    }
+
+    /// Stops accepting connections; pending and later [`accept`](Self::accept) calls fail.
+    ///
+    /// Connections already accepted stay open.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.endpoint.set_server_config(None);
+        // Dropping the task's sender and handshakes ends the channel, waking `accept`.
+        self.handshakes.abort();
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// Accepts incoming connections and runs their handshakes concurrently, queueing the ones that
+/// succeed for [`Listener::accept`].
+async fn run_handshakes(
+    endpoint: Endpoint,
+    ready: mpsc::Sender<Connection>,
+    max_frame_size: u32,
+    stream_timeout: Duration,
+) {
+    let mut handshakes = JoinSet::new();
+    loop {
+        tokio::select! {
+            incoming = endpoint.accept() => {
+                let Some(incoming) = incoming else { break };
+                let ready = ready.clone();
+                handshakes.spawn(async move {
+                    match handshake(incoming, max_frame_size, stream_timeout).await {
+                        // A closed queue means the listener is gone; the connection drops.
+                        Ok(connection) => drop(ready.send(connection).await),
+                        Err(error) => tracing::debug!(%error, "dropping incoming connection"),
+                    }
+                });
+            }
+            Some(_) = handshakes.join_next(), if !handshakes.is_empty() => {}
+        }
+    }
+}
+
+/// Completes the QUIC handshake, then waits for the client's stream and checks its header.
+async fn handshake(
+    incoming: Incoming,
+    max_frame_size: u32,
+    stream_timeout: Duration,
+) -> Result<Connection, Error> {
+    let conn = incoming.await?;
+    let opened = timeout(stream_timeout, async {
+        let (send, mut recv) = conn.accept_bi().await?;
+        let mut header = [0; STREAM_HEADER.len()];
+        recv.read_exact(&mut header)
+            .await
+            .map_err(|error| match error {
+                quinn::ReadExactError::FinishedEarly(_) => Error::BadHeader,
+                quinn::ReadExactError::ReadError(error) => error.into(),
+            })?;
+        if header == STREAM_HEADER {
+            Ok((send, recv))
+        } else {
+            Err(Error::BadHeader)
+        }
+    })
+    .await
+    .unwrap_or(Err(Error::StreamTimeout));
+    match opened {
+        Ok((send, recv)) => Ok(Connection::new(conn, send, recv, max_frame_size, None)),
+        Err(error) => {
+            conn.close(VarInt::from_u32(CLOSE_PROTOCOL), b"no valid stream");
+            Err(error)
+        }
+    }
+}

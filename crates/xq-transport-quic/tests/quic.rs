@@ -1,0 +1,342 @@
+//! Connections over loopback, through the public API only.
+
+use std::error::Error as StdError;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+use tokio::sync::oneshot;
+use tokio::time::timeout;
+use xq_transport_quic::{
+    CERT_FILE, ClientConfig, Connection, Error, Fingerprint, Identity, KEY_FILE, Listener,
+    ServerConfig, TransportConfig, Verify, connect,
+};
+
+type TestResult = Result<(), Box<dyn StdError + Send + Sync>>;
+
+/// Upper bound for any single test, so that a hang fails instead of stalling the run.
+const LIMIT: Duration = Duration::from_secs(15);
+
+async fn within<T>(test: impl Future<Output = T>) -> T {
+    timeout(LIMIT, test).await.expect("test timed out")
+}
+
+/// A listener on loopback with a fresh identity, and the directory that holds the identity.
+async fn listen(transport: TransportConfig) -> Result<(Listener, TempDir), Error> {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let identity = Identity::load_or_generate(dir.path(), &["localhost"]).expect("identity");
+    let mut config = ServerConfig::new(identity);
+    config.transport = transport;
+    let listener = Listener::bind("127.0.0.1:0".parse().expect("address"), config).await?;
+    Ok((listener, dir))
+}
+
+fn client_config(verify: Verify, transport: TransportConfig) -> ClientConfig {
+    let mut config = ClientConfig::new(verify, "localhost");
+    config.transport = transport;
+    config
+}
+
+/// A connected client and the server's side of the same connection.
+async fn pair(
+    transport: TransportConfig,
+) -> Result<(Connection, Connection, Listener, TempDir), Error> {
+    let (listener, dir) = listen(transport.clone()).await?;
+    let config = client_config(Verify::Insecure, transport);
+    let (client, server) = tokio::join!(connect(listener.local_addr(), config), listener.accept());
+    Ok((client?, server?, listener, dir))
+}
+
+#[tokio::test]
+async fn frames_flow_both_ways() -> TestResult {
+    within(async {
+        let (client, server, listener, _dir) = pair(TransportConfig::default()).await?;
+        assert_eq!(server.peer_addr().ip(), listener.local_addr().ip());
+        assert_eq!(client.peer_addr(), listener.local_addr());
+
+        client.send(b"h2e2".to_vec()).await?;
+        client.send(Vec::new()).await?;
+        assert_eq!(server.recv().await?, b"h2e2");
+        assert_eq!(server.recv().await?, b"");
+        server.send(b"h9g7".to_vec()).await?;
+        assert_eq!(client.recv().await?, b"h9g7");
+
+        let stats = client.stats();
+        assert_eq!((stats.frames_sent, stats.frames_received), (2, 1));
+        assert!(stats.bytes_sent > 0 && stats.bytes_received > 0);
+        assert!(stats.rtt > Duration::ZERO);
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_cancelled_recv_loses_nothing() -> TestResult {
+    within(async {
+        let (client, server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        let cancelled = timeout(Duration::from_millis(50), server.recv()).await;
+        assert!(cancelled.is_err(), "nothing was sent yet");
+        client.send(b"after".to_vec()).await?;
+        assert_eq!(server.recv().await?, b"after");
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_frames_arrive_in_order_while_echoed() -> TestResult {
+    const COUNT: u32 = 10_000;
+    within(async {
+        let (client, server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        // The server echoes every frame, so both directions are busy at once, and the client
+        // sends from one task while receiving on a clone in another.
+        let echo = tokio::spawn(async move {
+            for _ in 0..COUNT {
+                let frame = server.recv().await?;
+                server.send(frame).await?;
+            }
+            Ok::<_, Error>(server)
+        });
+        let sender = client.clone();
+        let send = tokio::spawn(async move {
+            for i in 0..COUNT {
+                sender.send(i.to_be_bytes().to_vec()).await?;
+            }
+            Ok::<_, Error>(())
+        });
+        for i in 0..COUNT {
+            assert_eq!(client.recv().await?, i.to_be_bytes());
+        }
+        send.await??;
+        let server = echo.await??;
+        assert_eq!(server.stats().frames_received, u64::from(COUNT));
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_60_kib_frame_arrives_whole() -> TestResult {
+    within(async {
+        let (client, server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        let frame: Vec<u8> = (0..60 * 1024).map(|i| (i % 251) as u8).collect();
+        client.send(frame.clone()).await?;
+        assert_eq!(server.recv().await?, frame);
+        server.send(frame.clone()).await?;
+        assert_eq!(client.recv().await?, frame);
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn an_oversized_send_is_refused_and_harmless() -> TestResult {
+    within(async {
+        let mut transport = TransportConfig::default();
+        transport.max_frame_size = 1000;
+        let (client, server, _listener, _dir) = pair(transport).await?;
+        let refused = client.send(vec![0; 1001]).await;
+        assert!(matches!(
+            refused,
+            Err(Error::FrameTooLarge {
+                len: 1001,
+                max: 1000
+            })
+        ));
+        client.send(vec![1; 1000]).await?;
+        assert_eq!(server.recv().await?, vec![1; 1000]);
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_graceful_close_is_seen_after_the_last_frame() -> TestResult {
+    within(async {
+        let (client, server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        for i in 0..3u8 {
+            client.send(vec![i]).await?;
+        }
+        client.close().await;
+        for i in 0..3u8 {
+            assert_eq!(server.recv().await?, [i]);
+        }
+        assert!(matches!(server.recv().await, Err(Error::ClosedByPeer)));
+        assert!(matches!(server.recv().await, Err(Error::ClosedByPeer)));
+        assert!(matches!(
+            client.send(vec![0]).await,
+            Err(Error::ClosedLocally)
+        ));
+        assert!(matches!(client.recv().await, Err(Error::ClosedLocally)));
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_dead_peer_is_detected_within_the_idle_timeout() -> TestResult {
+    within(async {
+        let mut transport = TransportConfig::default();
+        transport.keep_alive = Duration::from_millis(200);
+        transport.idle_timeout = Duration::from_secs(1);
+        let (listener, _dir) = listen(transport.clone()).await?;
+        let config = client_config(Verify::Insecure, transport.clone());
+        let addr = listener.local_addr();
+
+        // The client lives on a runtime of its own. Once that runtime is gone nothing drives the
+        // client's connection: it falls silent without sending a close, as a crashed process or
+        // a pulled cable would.
+        let (dead, client) = oneshot::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            let connected = runtime.block_on(async {
+                let client = connect(addr, config).await?;
+                client.send(b"ping".to_vec()).await?;
+                client.recv().await?;
+                Ok::<_, Error>(client)
+            });
+            drop(runtime);
+            let _ = dead.send(connected);
+        });
+
+        let server = listener.accept().await?;
+        assert_eq!(server.recv().await?, b"ping");
+        server.send(b"pong".to_vec()).await?;
+        let client = client.await??;
+
+        let silent_since = Instant::now();
+        assert!(matches!(server.recv().await, Err(Error::TimedOut)));
+        let detected_after = silent_since.elapsed();
+        assert!(
+            detected_after < transport.idle_timeout + Duration::from_millis(500),
+            "took {detected_after:?}"
+        );
+        drop(client);
+        Ok(())
+    })
+    .await
+}
+
+#[test]
+fn the_identity_is_persisted_and_reused() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let first = Identity::load_or_generate(dir.path(), &["localhost"])?;
+    assert!(dir.path().join(CERT_FILE).is_file());
+    assert!(dir.path().join(KEY_FILE).is_file());
+    let again = Identity::load_or_generate(dir.path(), &["localhost"])?;
+    assert_eq!(first.fingerprint(), again.fingerprint());
+
+    let elsewhere = tempfile::tempdir()?;
+    let other = Identity::load_or_generate(elsewhere.path(), &["localhost"])?;
+    assert_ne!(first.fingerprint(), other.fingerprint());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_reloaded_identity_keeps_its_pin_valid() -> TestResult {
+    within(async {
+        let (listener, dir) = listen(TransportConfig::default()).await?;
+        let pin: Fingerprint = listener.fingerprint().parse()?;
+        listener.close();
+        drop(listener);
+
+        let identity = Identity::load_or_generate(dir.path(), &["localhost"])?;
+        let listener = Listener::bind("127.0.0.1:0".parse()?, ServerConfig::new(identity)).await?;
+        assert_eq!(listener.fingerprint(), pin.to_string());
+        let config = ClientConfig::new(Verify::Fingerprint(pin), "localhost");
+        let (client, _server) =
+            tokio::join!(connect(listener.local_addr(), config), listener.accept());
+        client?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_pinned_fingerprint_must_match() -> TestResult {
+    within(async {
+        let (listener, _dir) = listen(TransportConfig::default()).await?;
+        let pin: Fingerprint = listener.fingerprint().parse()?;
+
+        let config = ClientConfig::new(Verify::Fingerprint(pin), "localhost");
+        let (client, server) =
+            tokio::join!(connect(listener.local_addr(), config), listener.accept());
+        // Keep the client until the frame is read: dropping it closes it abruptly.
+        let client = client?;
+        client.send(b"pinned".to_vec()).await?;
+        assert_eq!(server?.recv().await?, b"pinned");
+        drop(client);
+
+        let mut wrong = *pin.as_bytes();
+        wrong[0] ^= 1;
+        let config = ClientConfig::new(
+            Verify::Fingerprint(Fingerprint::from_bytes(wrong)),
+            "localhost",
+        );
+        let refused = connect(listener.local_addr(), config).await;
+        assert!(
+            matches!(refused, Err(Error::FingerprintMismatch { found }) if found == pin),
+            "{refused:?}"
+        );
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_ca_file_verifies_the_server() -> TestResult {
+    within(async {
+        let (listener, dir) = listen(TransportConfig::default()).await?;
+        let ca = dir.path().join(CERT_FILE);
+
+        let config = ClientConfig::new(Verify::CaFile(ca.clone()), "localhost");
+        let (client, server) =
+            tokio::join!(connect(listener.local_addr(), config), listener.accept());
+        // Keep the client until the frame is read: dropping it closes it abruptly.
+        let client = client?;
+        client.send(b"trusted".to_vec()).await?;
+        assert_eq!(server?.recv().await?, b"trusted");
+        drop(client);
+
+        // The certificate is not valid for another name.
+        let config = ClientConfig::new(Verify::CaFile(ca), "example.org");
+        let refused = connect(listener.local_addr(), config).await;
+        assert!(matches!(refused, Err(Error::Connection(_))), "{refused:?}");
+
+        // Another server's certificate does not vouch for this one.
+        let (_other, other_dir) = listen(TransportConfig::default()).await?;
+        let config = ClientConfig::new(
+            Verify::CaFile(other_dir.path().join(CERT_FILE)),
+            "localhost",
+        );
+        let refused = connect(listener.local_addr(), config).await;
+        assert!(matches!(refused, Err(Error::Connection(_))), "{refused:?}");
+
+        let missing = ClientConfig::new(Verify::CaFile(dir.path().join("none.pem")), "localhost");
+        let refused = connect(listener.local_addr(), missing).await;
+        assert!(matches!(refused, Err(Error::CaFile { .. })), "{refused:?}");
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_closed_listener_accepts_nothing() -> TestResult {
+    within(async {
+        let (listener, _dir) = listen(TransportConfig::default()).await?;
+        let (accepted, ()) = tokio::join!(listener.accept(), async {
+            tokio::task::yield_now().await;
+            listener.close();
+        });
+        assert!(matches!(accepted, Err(Error::ListenerClosed)));
+        assert!(matches!(
+            listener.accept().await,
+            Err(Error::ListenerClosed)
+        ));
+        Ok(())
+    })
+    .await
+}
