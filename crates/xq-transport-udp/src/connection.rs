@@ -1,0 +1,162 @@
+//! The tokio handle of one connection.
+
+use std::net::SocketAddr;
+use std::pin::pin;
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
+use crate::Error;
+use crate::driver::Shared;
+use crate::proto::{Link, LinkId, LinkState, SendError, Stats};
+
+/// A reliable, ordered connection carrying frames.
+///
+/// Clones share the connection: `send` and `recv` may run concurrently on different tasks.
+/// When the last clone is dropped the connection is closed gracefully in the background.
+#[derive(Debug, Clone)]
+pub struct Connection {
+    inner: Arc<Handle>,
+}
+
+#[derive(Debug)]
+struct Handle {
+    shared: Arc<Shared>,
+    id: LinkId,
+    notify: Arc<Notify>,
+    peer: SocketAddr,
+}
+
+impl Connection {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        id: LinkId,
+        notify: Arc<Notify>,
+        peer: SocketAddr,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Handle {
+                shared,
+                id,
+                notify,
+                peer,
+            }),
+        }
+    }
+
+    /// Queues a frame, waiting while the send buffer is full.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Send`] with [`SendError::FrameTooLarge`] above
+    /// [`Config::max_frame_size`](crate::Config::max_frame_size) or [`SendError::Closed`] while
+    /// [`close`](Self::close) is in progress; [`Error::Connection`] with the reason once the
+    /// connection has ended.
+    pub async fn send(&self, frame: Vec<u8>) -> Result<(), Error> {
+        let mut frame = Some(frame);
+        self.wait(|link| {
+            let len = frame.as_ref().map_or(0, Vec::len);
+            match link.check_send(len) {
+                Ok(()) => Some(
+                    frame
+                        .take()
+                        .map_or(Ok(()), |frame| link.send(frame).map_err(Error::from)),
+                ),
+                Err(SendError::QueueFull) => None,
+                Err(SendError::Closed) => Some(Err(link
+                    .close_reason()
+                    .cloned()
+                    .map_or(Error::Send(SendError::Closed), Error::from))),
+                Err(error) => Some(Err(error.into())),
+            }
+        })
+        .await?;
+        self.inner.shared.wake_driver.notify_one();
+        Ok(())
+    }
+
+    /// Receives the next frame.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Connection`] once every frame has been received: with
+    /// [`ClosedByPeer`](crate::proto::ConnectionError::ClosedByPeer) after the peer's graceful
+    /// close, [`LocallyClosed`](crate::proto::ConnectionError::LocallyClosed) after ours, or the
+    /// failure (timeout, peer not acknowledging, protocol violation).
+    pub async fn recv(&self) -> Result<Vec<u8>, Error> {
+        self.wait(|link| match link.poll_frame() {
+            Some(frame) => Some(Ok(frame)),
+            None => link.close_reason().map(|reason| Err(reason.clone().into())),
+        })
+        .await
+    }
+
+    /// Closes gracefully: frames already sent are delivered, then both sides exchange a close.
+    /// Returns once that exchange is done or the connection failed.
+    pub async fn close(&self) {
+        let closed = self
+            .wait(|link| {
+                link.close();
+                matches!(link.state(), LinkState::Draining | LinkState::Closed).then_some(Ok(()))
+            })
+            .await;
+        // Either way the connection is over; a failure was already recorded as its reason.
+        drop(closed);
+    }
+
+    /// The peer's address.
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.inner.peer
+    }
+
+    /// Counters of this connection.
+    pub fn stats(&self) -> Stats {
+        self.inner
+            .shared
+            .lock()
+            .core
+            .link(self.inner.id)
+            .map(Link::stats)
+            .unwrap_or_default()
+    }
+
+    /// Runs `step` on the link under the lock until it returns a result, sleeping until the
+    /// driver reports activity in between, and wakes the driver since `step` may have queued
+    /// output.
+    pub(crate) async fn wait<T>(
+        &self,
+        mut step: impl FnMut(&mut Link) -> Option<Result<T, Error>>,
+    ) -> Result<T, Error> {
+        loop {
+            let mut notified = pin!(self.inner.notify.notified());
+            notified.as_mut().enable();
+            let outcome = {
+                let mut state = self.inner.shared.lock();
+                let link = state
+                    .core
+                    .link_mut(self.inner.id)
+                    .ok_or(Error::EndpointClosed)?;
+                step(link)
+            };
+            self.inner.shared.wake_driver.notify_one();
+            if let Some(outcome) = outcome {
+                return outcome;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        let mut state = self.shared.lock();
+        if let Some(conn) = state.conns.get_mut(&self.id) {
+            conn.orphaned = true;
+        }
+        if let Some(link) = state.core.link_mut(self.id) {
+            link.close();
+        }
+        drop(state);
+        self.shared.wake_driver.notify_one();
+    }
+}

@@ -1,0 +1,183 @@
+//! The task that moves datagrams between the socket and the sans-IO core.
+//!
+//! Like quinn's `ConnectionDriver`, it feeds received datagrams and expired timers into the
+//! core, flushes `poll_transmit`, arms a timer from `poll_timeout`, wakes the tasks waiting
+//! on connections, and loops. It makes no decisions of its own.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use tokio::net::UdpSocket;
+use tokio::sync::Notify;
+
+use crate::proto::{self, LinkId, LinkState, Transmit};
+
+/// Receive buffer: larger than any valid datagram, so oversized ones are seen and rejected.
+const RECV_BUFFER: usize = 2 * proto::MAX_DATAGRAM_SIZE;
+
+/// Datagrams read per wake-up before flushing replies, so acks are batched under load.
+const RECV_BATCH: usize = 64;
+
+/// State shared by the driver task and the API handles.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    state: Mutex<State>,
+    /// Wakes the driver after an API call changed the core.
+    pub(crate) wake_driver: Notify,
+    /// Wakes `accept` callers when a client completes its handshake or the endpoint closes.
+    pub(crate) incoming: Notify,
+}
+
+/// The core and what the API needs around it.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) core: proto::Endpoint,
+    /// Links that have (or had) a `Connection` handle.
+    pub(crate) conns: HashMap<LinkId, ConnState>,
+    /// Cleared by `Endpoint::close` or drop: no more connections are made or accepted, and the
+    /// driver stops once the last link is gone.
+    pub(crate) open: bool,
+}
+
+/// Per-connection wake-ups and ownership.
+#[derive(Debug, Default)]
+pub(crate) struct ConnState {
+    /// Wakes tasks blocked in `send`, `recv`, `close` or `connect` on this link.
+    pub(crate) notify: Arc<Notify>,
+    /// Every handle was dropped: the link is forgotten once closed.
+    pub(crate) orphaned: bool,
+}
+
+impl Shared {
+    pub(crate) fn new(core: proto::Endpoint) -> Self {
+        Self {
+            state: Mutex::new(State {
+                core,
+                conns: HashMap::new(),
+                open: true,
+            }),
+            wake_driver: Notify::new(),
+            incoming: Notify::new(),
+        }
+    }
+
+    /// Locks the state. A panic while locked cannot leave the core half-updated in a way that
+    /// matters more than the panic itself, so poisoning is ignored.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl State {
+    fn on_datagram(&mut self, now: Instant, from: SocketAddr, datagram: &[u8], incoming: &Notify) {
+        let Ok(Some(id)) = self.core.handle_datagram(now, from, datagram) else {
+            return;
+        };
+        match self.conns.get(&id) {
+            Some(conn) => conn.notify.notify_waiters(),
+            None => incoming.notify_waiters(),
+        }
+    }
+
+    /// Closes links nobody will accept any more and forgets closed links nobody holds.
+    fn sweep(&mut self) {
+        if !self.open {
+            while let Some(id) = self.core.poll_incoming() {
+                if let Some(link) = self.core.link_mut(id) {
+                    link.close();
+                }
+                self.conns.insert(
+                    id,
+                    ConnState {
+                        orphaned: true,
+                        ..ConnState::default()
+                    },
+                );
+            }
+        }
+        let core = &self.core;
+        let done: Vec<LinkId> = self
+            .conns
+            .iter()
+            .filter(|(id, conn)| {
+                conn.orphaned
+                    && core
+                        .link(**id)
+                        .is_none_or(|link| link.state() == LinkState::Closed)
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in done {
+            self.conns.remove(&id);
+            self.core.remove_link(id);
+        }
+    }
+
+    fn notify_all(&self) {
+        for conn in self.conns.values() {
+            conn.notify.notify_waiters();
+        }
+    }
+}
+
+/// Runs until the endpoint is closed or dropped and every link is gone.
+pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
+    let mut buf = vec![0; RECV_BUFFER];
+    let mut blocked: Option<Transmit> = None;
+    loop {
+        let deadline = {
+            let mut state = shared.lock();
+            flush(&socket, &mut state.core, &mut blocked);
+            state.sweep();
+            if !state.open && state.core.link_count() == 0 {
+                return;
+            }
+            state.core.poll_timeout()
+        };
+        let timer = async {
+            match deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            received = socket.recv_from(&mut buf) => {
+                let mut state = shared.lock();
+                let now = Instant::now();
+                if let Ok((len, from)) = received {
+                    state.on_datagram(now, from, &buf[..len], &shared.incoming);
+                }
+                for _ in 0..RECV_BATCH {
+                    let Ok((len, from)) = socket.try_recv_from(&mut buf) else { break };
+                    state.on_datagram(now, from, &buf[..len], &shared.incoming);
+                }
+            }
+            () = timer => {
+                let mut state = shared.lock();
+                state.core.handle_timeout(Instant::now());
+                state.notify_all();
+            }
+            () = shared.wake_driver.notified() => {}
+            _ = socket.writable(), if blocked.is_some() => {}
+        }
+    }
+}
+
+/// Sends everything the core has, keeping the datagram the socket refused for later.
+fn flush(socket: &UdpSocket, core: &mut proto::Endpoint, blocked: &mut Option<Transmit>) {
+    let now = Instant::now();
+    while let Some(transmit) = blocked.take().or_else(|| core.poll_transmit(now)) {
+        match socket.try_send_to(&transmit.contents, transmit.destination) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                *blocked = Some(transmit);
+                return;
+            }
+            // Any other failure (unreachable network, ...) is a lost datagram: the link
+            // retransmits or times out as with any loss.
+            Ok(_) | Err(_) => {}
+        }
+    }
+}

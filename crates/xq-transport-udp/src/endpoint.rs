@@ -1,0 +1,152 @@
+//! The tokio endpoint: one bound socket and its driver task.
+
+use std::net::SocketAddr;
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::TryRng;
+use rand::rngs::SysRng;
+
+use crate::connection::Connection;
+use crate::driver::{self, ConnState, Shared};
+use crate::proto::{self, LinkState};
+use crate::{Config, Error, socket};
+
+/// A bound UDP socket that makes and accepts connections.
+///
+/// A driver task spawned on the current tokio runtime does the IO. Dropping the endpoint
+/// stops accepting; connections already made keep working until they are closed or dropped.
+#[derive(Debug)]
+pub struct Endpoint {
+    shared: Arc<Shared>,
+    local_addr: SocketAddr,
+}
+
+impl Endpoint {
+    /// Binds a socket and starts the driver. Must be called within a tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] if the socket cannot be created, configured or bound, or if the operating
+    /// system gives no randomness for the seed.
+    pub async fn bind(addr: SocketAddr, config: Config) -> Result<Self, Error> {
+        let socket = socket::bind(addr, config.socket_buffer_size)?;
+        let local_addr = socket.local_addr()?;
+        let seed = match config.rng_seed {
+            Some(seed) => seed,
+            None => {
+                let mut seed = [0; 32];
+                SysRng
+                    .try_fill_bytes(&mut seed)
+                    .map_err(std::io::Error::other)?;
+                seed
+            }
+        };
+        let shared = Arc::new(Shared::new(proto::Endpoint::new(
+            config,
+            seed,
+            Instant::now(),
+        )));
+        tokio::spawn(driver::run(Arc::clone(&shared), socket));
+        Ok(Self { shared, local_addr })
+    }
+
+    /// The address the socket is bound to.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Connects to a server; completes once the handshake has.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Connection`] with [`TimedOut`](proto::ConnectionError::TimedOut) if the server
+    /// does not answer within [`Config::idle_timeout`]; [`Error::EndpointClosed`] after
+    /// [`close`](Self::close).
+    pub async fn connect(&self, remote: SocketAddr) -> Result<Connection, Error> {
+        let connection = {
+            let mut state = self.shared.lock();
+            if !state.open {
+                return Err(Error::EndpointClosed);
+            }
+            let id = state.core.connect(Instant::now(), remote);
+            let conn = ConnState::default();
+            let notify = Arc::clone(&conn.notify);
+            state.conns.insert(id, conn);
+            // Made before waiting, so that a cancelled `connect` drops it and the link goes.
+            Connection::new(Arc::clone(&self.shared), id, notify, remote)
+        };
+        self.shared.wake_driver.notify_one();
+        connection
+            .wait(|link| match link.state() {
+                LinkState::Connecting => None,
+                _ => Some(
+                    link.close_reason()
+                        .cloned()
+                        .map_or(Ok(()), |reason| Err(reason.into())),
+                ),
+            })
+            .await?;
+        Ok(connection)
+    }
+
+    /// Waits for a client to complete its handshake.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EndpointClosed`] once the endpoint is closed.
+    pub async fn accept(&self) -> Result<Connection, Error> {
+        loop {
+            let mut notified = pin!(self.shared.incoming.notified());
+            notified.as_mut().enable();
+            {
+                let mut state = self.shared.lock();
+                if !state.open {
+                    return Err(Error::EndpointClosed);
+                }
+                while let Some(id) = state.core.poll_incoming() {
+                    let Some(remote) = state.core.remote_addr(id) else {
+                        continue;
+                    };
+                    let conn = ConnState::default();
+                    let notify = Arc::clone(&conn.notify);
+                    state.conns.insert(id, conn);
+                    return Ok(Connection::new(
+                        Arc::clone(&self.shared),
+                        id,
+                        notify,
+                        remote,
+                    ));
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Stops accepting and closes every connection gracefully. Pending and future `accept`
+    /// and `connect` calls fail with [`Error::EndpointClosed`]; the driver ends once every
+    /// connection has finished closing.
+    pub fn close(&self) {
+        {
+            let mut state = self.shared.lock();
+            state.open = false;
+            let ids: Vec<_> = state.core.link_ids().collect();
+            for id in ids {
+                if let Some(link) = state.core.link_mut(id) {
+                    link.close();
+                }
+            }
+        }
+        self.shared.incoming.notify_waiters();
+        self.shared.wake_driver.notify_one();
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        self.shared.lock().open = false;
+        self.shared.incoming.notify_waiters();
+        self.shared.wake_driver.notify_one();
+    }
+}

@@ -1,0 +1,585 @@
+//! One connection's state machine.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::Config;
+
+use super::error::{ConnectionError, Dropped, SendError};
+use super::packet::{Ack, Chunk, ChunkKind, ConnectionId, Packet};
+use super::recv::{Received, RecvLimits, RecvQueue};
+use super::rtt::{RtoBounds, RttEstimator};
+use super::send::SendQueue;
+use super::stats::Stats;
+
+/// Draining lasts this many RTOs: long enough to acknowledge the peer's retransmitted close.
+const DRAIN_RTOS: u32 = 3;
+
+/// A reliable, ordered connection to one peer, without IO.
+///
+/// Inputs: [`handle_datagram`](Self::handle_datagram) (usually through
+/// [`Endpoint::handle_datagram`](super::Endpoint::handle_datagram), which checks the source
+/// address), [`send`](Self::send), [`close`](Self::close) and
+/// [`handle_timeout`](Self::handle_timeout). Outputs: [`poll_transmit`](Self::poll_transmit)
+/// (call until `None` after every input), [`poll_frame`](Self::poll_frame),
+/// [`poll_timeout`](Self::poll_timeout), [`state`](Self::state) and
+/// [`close_reason`](Self::close_reason).
+#[derive(Debug)]
+pub struct Link {
+    config: Arc<Config>,
+    side: Side,
+    local_cid: ConnectionId,
+    state: State,
+    send: SendQueue,
+    recv: RecvQueue,
+    rtt: RttEstimator,
+    /// Consecutive retransmission timeouts without progress.
+    backoff: u32,
+    acks: AckState,
+    /// Last time a datagram from the peer was accepted.
+    last_received: Instant,
+    /// Last time a chunk (which the peer must acknowledge) was sent.
+    last_chunk_sent: Instant,
+    /// Since when the oldest unacknowledged data has waited without any ack progress.
+    waiting_since: Instant,
+    /// Sequence number of our close chunk, once queued.
+    close_seq: Option<u64>,
+    reason: Option<ConnectionError>,
+    stats: Stats,
+}
+
+/// The coarse state of a [`Link`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkState {
+    /// The client's handshake is in progress; frames sent now wait for it.
+    Connecting,
+    /// Frames flow both ways.
+    Connected,
+    /// A close was requested by either side; queued frames are still delivered.
+    Closing,
+    /// Both sides closed; only the peer's retransmissions are acknowledged for a short while.
+    Draining,
+    /// Finished; [`Link::close_reason`] says why.
+    Closed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Client,
+    Server,
+}
+
+#[derive(Debug)]
+enum State {
+    /// The client waits for `Accept`; `token` is the server's cookie once a `Retry` arrived.
+    Connecting {
+        token: Option<Vec<u8>>,
+        sent: Option<Instant>,
+        attempts: u32,
+    },
+    /// The server has to send `Accept` when `accept_pending`.
+    Established {
+        remote_cid: ConnectionId,
+        accept_pending: bool,
+    },
+    Draining {
+        remote_cid: ConnectionId,
+        until: Instant,
+    },
+    Closed,
+}
+
+/// When to send an ack that cannot wait for outgoing data.
+#[derive(Debug, Default)]
+struct AckState {
+    /// Chunks received since the last ack sent.
+    unacked: u32,
+    immediate: bool,
+    deadline: Option<Instant>,
+}
+
+impl AckState {
+    fn on_received(&mut self, now: Instant, received: Received, max_delay: Duration) {
+        match received {
+            Received::New { in_order: true } => {
+                self.unacked += 1;
+                // Acking every second chunk at once keeps the sender's window moving.
+                self.immediate |= self.unacked >= 2;
+                self.deadline.get_or_insert(now + max_delay);
+            }
+            // Gaps and duplicates are reported at once so the sender learns of losses early.
+            Received::New { in_order: false } | Received::Duplicate => self.immediate = true,
+            Received::Refused => {}
+        }
+    }
+
+    fn is_due(&self, now: Instant) -> bool {
+        self.immediate || self.deadline.is_some_and(|d| d <= now)
+    }
+
+    fn on_sent(&mut self) {
+        *self = Self::default();
+    }
+}
+
+impl Link {
+    /// A client link; its first `poll_transmit` yields the `Initial`.
+    pub(crate) fn client(config: Arc<Config>, local_cid: ConnectionId, now: Instant) -> Self {
+        Self::new(
+            config,
+            Side::Client,
+            local_cid,
+            State::Connecting {
+                token: None,
+                sent: None,
+                attempts: 0,
+            },
+            now,
+        )
+    }
+
+    /// A server link for a client that proved its address; it answers with `Accept`.
+    pub(crate) fn server(
+        config: Arc<Config>,
+        local_cid: ConnectionId,
+        remote_cid: ConnectionId,
+        now: Instant,
+    ) -> Self {
+        Self::new(
+            config,
+            Side::Server,
+            local_cid,
+            State::Established {
+                remote_cid,
+                accept_pending: true,
+            },
+            now,
+        )
+    }
+
+    fn new(
+        config: Arc<Config>,
+        side: Side,
+        local_cid: ConnectionId,
+        state: State,
+        now: Instant,
+    ) -> Self {
+        Self {
+            config,
+            side,
+            local_cid,
+            state,
+            send: SendQueue::new(),
+            recv: RecvQueue::new(),
+            rtt: RttEstimator::new(),
+            backoff: 0,
+            acks: AckState::default(),
+            last_received: now,
+            last_chunk_sent: now,
+            waiting_since: now,
+            close_seq: None,
+            reason: None,
+            stats: Stats::default(),
+        }
+    }
+
+    /// The connection id the peer puts on datagrams for this link.
+    pub fn local_cid(&self) -> ConnectionId {
+        self.local_cid
+    }
+
+    /// The coarse state.
+    pub fn state(&self) -> LinkState {
+        match self.state {
+            State::Connecting { .. } => LinkState::Connecting,
+            State::Established { .. } if self.close_seq.is_some() || self.recv.is_closed() => {
+                LinkState::Closing
+            }
+            State::Established { .. } => LinkState::Connected,
+            State::Draining { .. } => LinkState::Draining,
+            State::Closed => LinkState::Closed,
+        }
+    }
+
+    /// Why no more frames will arrive, once that is known: set when the peer's close arrives
+    /// (after all its frames) or when the connection fails. Frames already received can still
+    /// be taken with [`poll_frame`](Self::poll_frame).
+    pub fn close_reason(&self) -> Option<&ConnectionError> {
+        self.reason.as_ref()
+    }
+
+    /// Counters of this connection.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            rtt: self.rtt.srtt(),
+            ..self.stats
+        }
+    }
+
+    /// Whether [`send`](Self::send) would accept a frame of `len` bytes now.
+    ///
+    /// # Errors
+    ///
+    /// The error `send` would return.
+    pub fn check_send(&self, len: usize) -> Result<(), SendError> {
+        let open = matches!(
+            self.state,
+            State::Connecting { .. } | State::Established { .. }
+        );
+        if !open || self.close_seq.is_some() || self.reason.is_some() {
+            return Err(SendError::Closed);
+        }
+        let max = self.config.max_frame_size;
+        if len > max {
+            return Err(SendError::FrameTooLarge { size: len, max });
+        }
+        if !self.send.is_empty() && self.send.queued_bytes() + len > self.config.send_buffer_size {
+            return Err(SendError::QueueFull);
+        }
+        Ok(())
+    }
+
+    /// Queues a frame for reliable, in-order delivery.
+    ///
+    /// # Errors
+    ///
+    /// [`SendError::FrameTooLarge`] above [`Config::max_frame_size`]; [`SendError::QueueFull`]
+    /// when unacknowledged frames fill [`Config::send_buffer_size`] (backpressure: the link
+    /// stays up, retry later); [`SendError::Closed`] after [`close`](Self::close) or once the
+    /// connection ended. A refused frame changes nothing.
+    pub fn send(&mut self, frame: Vec<u8>) -> Result<(), SendError> {
+        self.check_send(frame.len())?;
+        self.stats.frames_sent += 1;
+        self.send.push_frame(frame);
+        Ok(())
+    }
+
+    /// Takes the next frame received whole and in order.
+    pub fn poll_frame(&mut self) -> Option<Vec<u8>> {
+        let frame = self.recv.pop_frame()?;
+        self.stats.frames_received += 1;
+        Some(frame)
+    }
+
+    /// Starts a graceful close: frames already queued are delivered, then a close is
+    /// exchanged with the peer. A client still connecting closes at once.
+    pub fn close(&mut self) {
+        match self.state {
+            State::Connecting { .. } => self.finish(ConnectionError::LocallyClosed),
+            State::Established { .. } if self.close_seq.is_none() && self.reason.is_none() => {
+                self.close_seq = Some(self.send.push_control(ChunkKind::Close));
+            }
+            State::Established { .. } | State::Draining { .. } | State::Closed => {}
+        }
+    }
+
+    /// Processes a datagram known to come from this link's peer address.
+    ///
+    /// # Errors
+    ///
+    /// Why the datagram was dropped; a dropped datagram changes no state.
+    pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) -> Result<(), Dropped> {
+        let packet = Packet::decode(datagram)?;
+        if packet.dst_cid() != Some(self.local_cid) {
+            return Err(Dropped::UnknownConnection);
+        }
+        self.handle_packet(now, packet, datagram.len())
+    }
+
+    /// Processes a decoded packet addressed to this link; an `Initial` must already have had
+    /// its cookie checked.
+    pub(crate) fn handle_packet(
+        &mut self,
+        now: Instant,
+        packet: Packet<'_>,
+        len: usize,
+    ) -> Result<(), Dropped> {
+        match (&mut self.state, packet) {
+            (State::Closed, _) => return Err(Dropped::Closed),
+            (
+                State::Connecting {
+                    token,
+                    sent,
+                    attempts,
+                },
+                Packet::Retry { token: cookie, .. },
+            ) => {
+                *token = Some(cookie.to_vec());
+                *sent = None;
+                *attempts = 0;
+            }
+            (
+                State::Connecting {
+                    token: Some(_),
+                    sent,
+                    attempts,
+                },
+                Packet::Accept { src_cid, .. },
+            ) => {
+                if let (Some(sent), 0) = (*sent, *attempts) {
+                    self.rtt.on_sample(now.saturating_duration_since(sent));
+                }
+                self.state = State::Established {
+                    remote_cid: src_cid,
+                    accept_pending: false,
+                };
+            }
+            (State::Established { accept_pending, .. }, Packet::Initial { .. })
+                if self.side == Side::Server =>
+            {
+                *accept_pending = true;
+            }
+            // A duplicate of the `Accept` that completed the handshake.
+            (State::Established { remote_cid, .. }, Packet::Accept { src_cid, .. })
+                if self.side == Side::Client && *remote_cid == src_cid => {}
+            (
+                State::Established { .. } | State::Draining { .. },
+                Packet::Data { ack, chunk, .. },
+            ) => {
+                if ack.as_ref().is_some_and(|ack| !self.send.is_valid(ack)) {
+                    return Err(Dropped::InvalidAck);
+                }
+                self.on_data(now, ack, chunk);
+            }
+            _ => return Err(Dropped::Unexpected),
+        }
+        self.last_received = now;
+        self.stats.datagrams_received += 1;
+        self.stats.bytes_received += len as u64;
+        Ok(())
+    }
+
+    /// Fires the timers that are due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        match self.state {
+            State::Closed => return,
+            State::Draining { until, .. } => {
+                if now >= until {
+                    self.state = State::Closed;
+                }
+                return;
+            }
+            State::Connecting { .. } | State::Established { .. } => {}
+        }
+        if now >= self.last_received + self.config.idle_timeout {
+            return self.finish(ConnectionError::TimedOut);
+        }
+        if self.send.has_in_flight() && now >= self.waiting_since + self.config.idle_timeout {
+            return self.finish(ConnectionError::Unacknowledged);
+        }
+        let rto = self.rto();
+        if let State::Connecting { sent, attempts, .. } = &mut self.state {
+            if sent
+                .is_some_and(|sent| now >= sent + self.rtt.rto(rto_bounds(&self.config), *attempts))
+            {
+                *sent = None;
+                *attempts += 1;
+            }
+            return;
+        }
+        if self
+            .send
+            .retransmit_deadline(rto)
+            .is_some_and(|deadline| now >= deadline)
+        {
+            self.send.on_rto(now, rto);
+            self.backoff += 1;
+        }
+        if self
+            .keep_alive_deadline()
+            .is_some_and(|deadline| now >= deadline)
+        {
+            self.send.push_control(ChunkKind::Ping);
+        }
+        if self.acks.deadline.is_some_and(|deadline| now >= deadline) {
+            self.acks.immediate = true;
+        }
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) must next be called, if ever.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let idle = self.last_received + self.config.idle_timeout;
+        match &self.state {
+            State::Closed => None,
+            State::Draining { until, .. } => Some(*until),
+            State::Connecting { sent, attempts, .. } => {
+                let resend =
+                    sent.map(|sent| sent + self.rtt.rto(rto_bounds(&self.config), *attempts));
+                Some(resend.map_or(idle, |resend| resend.min(idle)))
+            }
+            State::Established { .. } => {
+                let unacked = self
+                    .send
+                    .has_in_flight()
+                    .then(|| self.waiting_since + self.config.idle_timeout);
+                [
+                    Some(idle),
+                    unacked,
+                    self.send.retransmit_deadline(self.rto()),
+                    self.keep_alive_deadline(),
+                    self.acks.deadline,
+                ]
+                .into_iter()
+                .flatten()
+                .min()
+            }
+        }
+    }
+
+    /// The next datagram to send to the peer.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        let datagram = match &mut self.state {
+            State::Closed => return None,
+            State::Connecting { token, sent, .. } => {
+                if sent.is_some() {
+                    return None;
+                }
+                *sent = Some(now);
+                Packet::Initial {
+                    src_cid: self.local_cid,
+                    token: token.as_deref().unwrap_or_default(),
+                }
+                .encode()
+            }
+            State::Established {
+                remote_cid,
+                accept_pending: accept_pending @ true,
+            } => {
+                *accept_pending = false;
+                Packet::Accept {
+                    dst_cid: *remote_cid,
+                    src_cid: self.local_cid,
+                }
+                .encode()
+            }
+            State::Established { remote_cid, .. } => {
+                let dst_cid = *remote_cid;
+                let ack = self.recv.ack();
+                let idle = !self.send.has_in_flight();
+                let window = u64::from(self.config.window);
+                if let Some((chunk, retransmission)) = self.send.transmit(now, window) {
+                    let datagram = data(dst_cid, ack, Some(chunk));
+                    self.stats.retransmits += u64::from(retransmission);
+                    if idle {
+                        self.waiting_since = now;
+                    }
+                    self.last_chunk_sent = now;
+                    self.acks.on_sent();
+                    datagram
+                } else {
+                    self.pure_ack(now, dst_cid, ack)?
+                }
+            }
+            State::Draining { remote_cid, .. } => {
+                let dst_cid = *remote_cid;
+                let ack = self.recv.ack();
+                self.pure_ack(now, dst_cid, ack)?
+            }
+        };
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += datagram.len() as u64;
+        Some(datagram)
+    }
+
+    fn pure_ack(
+        &mut self,
+        now: Instant,
+        dst_cid: ConnectionId,
+        ack: Option<Ack>,
+    ) -> Option<Vec<u8>> {
+        if !self.acks.is_due(now) {
+            return None;
+        }
+        self.acks.on_sent();
+        Some(data(dst_cid, Some(ack?), None))
+    }
+
+    fn on_data(&mut self, now: Instant, ack: Option<Ack>, chunk: Option<Chunk<'_>>) {
+        if let Some(ack) = ack {
+            let outcome = self.send.on_ack(&ack, now);
+            if outcome.progress {
+                self.backoff = 0;
+                self.waiting_since = now;
+            }
+            if let Some(sample) = outcome.rtt_sample {
+                self.rtt.on_sample(sample);
+            }
+        }
+        if let Some(chunk) = chunk {
+            let limits = RecvLimits {
+                window: u64::from(self.config.window),
+                buffer: self.config.recv_buffer_size,
+                max_frame: self.config.max_frame_size,
+            };
+            match self.recv.on_chunk(&chunk, limits) {
+                Ok(received) => {
+                    self.stats.duplicates += u64::from(received == Received::Duplicate);
+                    self.acks
+                        .on_received(now, received, self.config.max_ack_delay);
+                }
+                Err(_) => return self.finish(ConnectionError::ProtocolViolation),
+            }
+        }
+        self.advance_close(now);
+    }
+
+    /// Answers the peer's close with ours, and starts draining once both are acknowledged.
+    fn advance_close(&mut self, now: Instant) {
+        let State::Established { remote_cid, .. } = self.state else {
+            return;
+        };
+        if !self.recv.is_closed() {
+            return;
+        }
+        if self.reason.is_none() {
+            let initiated_here = self.close_seq.is_some();
+            self.reason = Some(if initiated_here {
+                ConnectionError::LocallyClosed
+            } else {
+                ConnectionError::ClosedByPeer
+            });
+        }
+        let close_seq = *self
+            .close_seq
+            .get_or_insert_with(|| self.send.push_control(ChunkKind::Close));
+        if self.send.is_acked(close_seq) {
+            let until = now + self.rto() * DRAIN_RTOS;
+            self.state = State::Draining { remote_cid, until };
+        }
+    }
+
+    /// Ends the link at once; a reason already known (a graceful close) is kept.
+    fn finish(&mut self, reason: ConnectionError) {
+        self.reason.get_or_insert(reason);
+        self.state = State::Closed;
+    }
+
+    fn rto(&self) -> Duration {
+        self.rtt.rto(rto_bounds(&self.config), self.backoff)
+    }
+
+    /// When to send a ping: only on an open, quiet link with nothing left to send.
+    fn keep_alive_deadline(&self) -> Option<Instant> {
+        let interval = self.config.keep_alive_interval?;
+        let quiet = self.send.is_empty() && self.close_seq.is_none() && !self.recv.is_closed();
+        quiet.then_some(self.last_chunk_sent + interval)
+    }
+}
+
+fn rto_bounds(config: &Config) -> RtoBounds {
+    RtoBounds {
+        initial: config.initial_rto,
+        min: config.min_rto,
+        max: config.max_rto,
+        max_ack_delay: config.max_ack_delay,
+    }
+}
+
+fn data(dst_cid: ConnectionId, ack: Option<Ack>, chunk: Option<Chunk<'_>>) -> Vec<u8> {
+    Packet::Data {
+        dst_cid,
+        ack,
+        chunk,
+    }
+    .encode()
+}

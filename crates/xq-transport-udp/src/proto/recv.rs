@@ -1,0 +1,306 @@
+//! The receiving half of a link: duplicate suppression, reordering, reassembly and the acks
+//! that describe what arrived.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Range;
+
+use super::packet::{Ack, Chunk, ChunkKind, MAX_ACK_RANGES};
+
+/// Chunks received, in order of sequence number, and frames ready for the application.
+#[derive(Debug)]
+pub(crate) struct RecvQueue {
+    /// Every chunk below this sequence number has been received and consumed.
+    next_expected: u64,
+    /// Chunks that arrived ahead of a gap.
+    early: BTreeMap<u64, (ChunkKind, Vec<u8>)>,
+    /// The frame being reassembled from in-order fragments.
+    partial: Option<Vec<u8>>,
+    /// Whole frames awaiting the application.
+    ready: VecDeque<Vec<u8>>,
+    /// Bytes in `ready`.
+    ready_bytes: usize,
+    /// Whether the peer's close chunk has been consumed: nothing follows it.
+    closed: bool,
+}
+
+/// Limits that protect the receiver from its peer and from a slow application.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecvLimits {
+    /// Chunks at or beyond `next_expected + window` are refused.
+    pub(crate) window: u64,
+    /// While this many bytes of whole frames wait for the application, chunks are refused.
+    pub(crate) buffer: usize,
+    /// Largest frame a peer may send.
+    pub(crate) max_frame: usize,
+}
+
+/// What became of a received chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Received {
+    /// Stored; `in_order` tells whether it arrived with no gap before it.
+    New { in_order: bool },
+    /// Already received before; it is acknowledged again.
+    Duplicate,
+    /// Not stored (outside the window, buffer full, or after close); it is not acknowledged,
+    /// so the peer sends it again later.
+    Refused,
+}
+
+/// The peer sent chunks that cannot come from a correct sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Violation;
+
+impl RecvQueue {
+    pub(crate) fn new() -> Self {
+        Self {
+            next_expected: 0,
+            early: BTreeMap::new(),
+            partial: None,
+            ready: VecDeque::new(),
+            ready_bytes: 0,
+            closed: false,
+        }
+    }
+
+    /// Whether the peer's close has been received, after all its frames.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Takes the next whole frame.
+    pub(crate) fn pop_frame(&mut self) -> Option<Vec<u8>> {
+        let frame = self.ready.pop_front()?;
+        self.ready_bytes -= frame.len();
+        Some(frame)
+    }
+
+    /// Stores a chunk and reassembles whatever it completes.
+    pub(crate) fn on_chunk(
+        &mut self,
+        chunk: &Chunk<'_>,
+        limits: RecvLimits,
+    ) -> Result<Received, Violation> {
+        let seq = chunk.seq;
+        if seq < self.next_expected || self.early.contains_key(&seq) {
+            return Ok(Received::Duplicate);
+        }
+        if self.closed
+            || seq >= self.next_expected.saturating_add(limits.window)
+            || self.ready_bytes >= limits.buffer
+        {
+            return Ok(Received::Refused);
+        }
+        let in_order = seq == self.next_expected && self.early.is_empty();
+        self.early.insert(seq, (chunk.kind, chunk.payload.to_vec()));
+        while let Some((kind, payload)) = self.early.remove(&self.next_expected) {
+            self.next_expected += 1;
+            self.consume(kind, payload, limits.max_frame)?;
+        }
+        Ok(Received::New { in_order })
+    }
+
+    /// What to acknowledge: everything below `next_expected` and the lowest runs of early
+    /// chunks, the ones that matter most for progress. `None` before anything arrived.
+    pub(crate) fn ack(&self) -> Option<Ack> {
+        if self.next_expected == 0 && self.early.is_empty() {
+            return None;
+        }
+        let mut ranges: Vec<Range<u64>> = Vec::new();
+        for &seq in self.early.keys() {
+            match ranges.last_mut() {
+                Some(last) if last.end == seq => last.end += 1,
+                _ => {
+                    if ranges.len() == MAX_ACK_RANGES {
+                        break;
+                    }
+                    ranges.push(seq..seq + 1);
+                }
+            }
+        }
+        Some(Ack {
+            base: self.next_expected,
+            ranges,
+        })
+    }
+
+    fn consume(
+        &mut self,
+        kind: ChunkKind,
+        payload: Vec<u8>,
+        max_frame: usize,
+    ) -> Result<(), Violation> {
+        match kind {
+            ChunkKind::Fragment { first, last } => {
+                let frame = match (self.partial.take(), first) {
+                    (None, true) => payload,
+                    (Some(mut frame), false) => {
+                        frame.extend_from_slice(&payload);
+                        frame
+                    }
+                    (None, false) | (Some(_), true) => return Err(Violation),
+                };
+                if frame.len() > max_frame {
+                    return Err(Violation);
+                }
+                if last {
+                    self.ready_bytes += frame.len();
+                    self.ready.push_back(frame);
+                } else {
+                    self.partial = Some(frame);
+                }
+            }
+            ChunkKind::Ping => {}
+            ChunkKind::Close => {
+                if self.partial.is_some() {
+                    return Err(Violation);
+                }
+                self.closed = true;
+                self.early.clear();
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: RecvLimits = RecvLimits {
+        window: 8,
+        buffer: 100,
+        max_frame: 50,
+    };
+
+    fn frag(seq: u64, first: bool, last: bool, payload: &[u8]) -> Chunk<'_> {
+        Chunk {
+            seq,
+            kind: ChunkKind::Fragment { first, last },
+            payload,
+        }
+    }
+
+    fn frames(queue: &mut RecvQueue) -> Vec<Vec<u8>> {
+        std::iter::from_fn(|| queue.pop_frame()).collect()
+    }
+
+    #[test]
+    fn reorders_reassembles_and_suppresses_duplicates() {
+        let mut queue = RecvQueue::new();
+        assert_eq!(queue.ack(), None);
+        assert_eq!(
+            queue.on_chunk(&frag(2, true, true, b"c"), LIMITS),
+            Ok(Received::New { in_order: false })
+        );
+        assert_eq!(
+            queue.on_chunk(&frag(1, false, true, b"b"), LIMITS),
+            Ok(Received::New { in_order: false })
+        );
+        assert_eq!(
+            queue.ack(),
+            Some(Ack {
+                base: 0,
+                ranges: std::iter::once(1..3).collect()
+            })
+        );
+        assert!(frames(&mut queue).is_empty());
+        // It fills a gap, which is worth an immediate ack.
+        assert_eq!(
+            queue.on_chunk(&frag(0, true, false, b"a"), LIMITS),
+            Ok(Received::New { in_order: false })
+        );
+        assert_eq!(
+            queue.on_chunk(&frag(1, false, true, b"b"), LIMITS),
+            Ok(Received::Duplicate)
+        );
+        assert_eq!(frames(&mut queue), [b"ab".to_vec(), b"c".to_vec()]);
+        assert_eq!(
+            queue.ack(),
+            Some(Ack {
+                base: 3,
+                ranges: vec![]
+            })
+        );
+    }
+
+    #[test]
+    fn refuses_outside_the_window_and_when_the_application_lags() {
+        let mut queue = RecvQueue::new();
+        assert_eq!(
+            queue.on_chunk(&frag(8, true, true, b""), LIMITS),
+            Ok(Received::Refused)
+        );
+        for seq in 0..3 {
+            assert_eq!(
+                queue.on_chunk(&frag(seq, true, true, &[0; 40]), LIMITS),
+                Ok(Received::New { in_order: true })
+            );
+        }
+        assert_eq!(
+            queue.on_chunk(&frag(3, true, true, b"x"), LIMITS),
+            Ok(Received::Refused)
+        );
+        queue.pop_frame();
+        assert_eq!(
+            queue.on_chunk(&frag(3, true, true, b"x"), LIMITS),
+            Ok(Received::New { in_order: true })
+        );
+    }
+
+    #[test]
+    fn ack_ranges_are_bounded() {
+        let mut queue = RecvQueue::new();
+        let limits = RecvLimits {
+            window: 1000,
+            ..LIMITS
+        };
+        for seq in (1..200).step_by(2) {
+            queue.on_chunk(&frag(seq, true, true, b""), limits).ok();
+        }
+        let ack = queue.ack().expect("something was received");
+        assert_eq!(ack.ranges.len(), MAX_ACK_RANGES);
+        assert_eq!(ack.ranges[0], 1..2);
+    }
+
+    #[test]
+    fn malformed_sequences_are_violations() {
+        let mut queue = RecvQueue::new();
+        assert_eq!(
+            queue.on_chunk(&frag(0, false, true, b"x"), LIMITS),
+            Err(Violation)
+        );
+        let mut queue = RecvQueue::new();
+        queue.on_chunk(&frag(0, true, false, b"x"), LIMITS).ok();
+        assert_eq!(
+            queue.on_chunk(&frag(1, true, true, b"y"), LIMITS),
+            Err(Violation)
+        );
+        let mut queue = RecvQueue::new();
+        queue.on_chunk(&frag(0, true, false, &[0; 40]), LIMITS).ok();
+        assert_eq!(
+            queue.on_chunk(&frag(1, false, true, &[0; 40]), LIMITS),
+            Err(Violation),
+            "frame too large"
+        );
+    }
+
+    #[test]
+    fn nothing_follows_close() {
+        let mut queue = RecvQueue::new();
+        queue
+            .on_chunk(
+                &Chunk {
+                    seq: 0,
+                    kind: ChunkKind::Close,
+                    payload: b"",
+                },
+                LIMITS,
+            )
+            .ok();
+        assert!(queue.is_closed());
+        assert_eq!(
+            queue.on_chunk(&frag(1, true, true, b"late"), LIMITS),
+            Ok(Received::Refused)
+        );
+    }
+}

@@ -1,0 +1,538 @@
+//! Tests of the core over a simulated network with a virtual clock.
+
+mod pair;
+mod props;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::packet::{Chunk, ChunkKind, Packet};
+use super::*;
+use crate::Config;
+use pair::{Pair, Side};
+
+/// A frame whose content encodes its index, so order and integrity can be checked.
+fn frame(index: u32, len: usize) -> Vec<u8> {
+    let mut frame = index.to_be_bytes().to_vec();
+    frame.extend((0..len).map(|i| (i as u32).wrapping_mul(31).wrapping_add(index) as u8));
+    frame
+}
+
+#[test]
+fn handshake_then_frames_both_ways() {
+    let mut pair = Pair::new(Config::default(), 1);
+    pair.connect();
+    assert_eq!(pair.link(Side::Client).state(), LinkState::Connected);
+    assert_eq!(pair.link(Side::Server).state(), LinkState::Connected);
+    pair.link_mut(Side::Client)
+        .send(b"ping".to_vec())
+        .expect("send");
+    pair.link_mut(Side::Server)
+        .send(b"pong".to_vec())
+        .expect("send");
+    pair.run(Duration::from_secs(1), |pair| {
+        pair.link(Side::Client).stats().frames_sent == 1
+            && pair.link(Side::Server).stats().frames_sent == 1
+    });
+    let mut server_got = None;
+    let mut client_got = None;
+    pair.run(Duration::from_secs(1), |pair| {
+        server_got = server_got
+            .take()
+            .or_else(|| pair.link_mut(Side::Server).poll_frame());
+        client_got = client_got
+            .take()
+            .or_else(|| pair.link_mut(Side::Client).poll_frame());
+        server_got.is_some() && client_got.is_some()
+    });
+    assert_eq!(server_got.as_deref(), Some(&b"ping"[..]));
+    assert_eq!(client_got.as_deref(), Some(&b"pong"[..]));
+    assert!(pair.link(Side::Client).stats().rtt > Duration::ZERO);
+}
+
+#[test]
+fn ten_thousand_frames_through_loss_duplication_and_reordering_arrive_once_in_order() {
+    let mut pair = Pair::new(Config::default(), 7);
+    pair.connect();
+    pair.net.loss = 0.3;
+    pair.net.duplicate = 0.1;
+    pair.net.reorder = 0.2;
+    pair.net.jitter = Duration::from_millis(30);
+    let count = 10_000;
+    let mut rng = pair::TestRng::new(99);
+    // Mostly small frames, some spanning several datagrams.
+    let sizes: Vec<usize> = (0..count)
+        .map(|_| {
+            if rng.chance(0.05) {
+                rng.below(5_000) as usize
+            } else {
+                rng.below(300) as usize
+            }
+        })
+        .collect();
+    let (sent, received) = pair.transfer(Side::Client, &sizes, Duration::from_secs(600));
+    assert_eq!(sent, count);
+    assert_eq!(received.len(), count);
+    for (index, (got, &len)) in received.iter().zip(&sizes).enumerate() {
+        assert_eq!(got, &frame(index as u32, len), "frame {index}");
+    }
+    let stats = pair.link(Side::Client).stats();
+    assert!(stats.retransmits > 0);
+    assert!(pair.link(Side::Server).stats().duplicates > 0);
+    assert_eq!(pair.link(Side::Client).state(), LinkState::Connected);
+}
+
+#[test]
+fn large_frames_are_fragmented_and_reassembled_under_loss() {
+    let mut pair = Pair::new(Config::default(), 3);
+    pair.connect();
+    pair.net.loss = 0.2;
+    pair.net.reorder = 0.3;
+    let max = Config::default().max_frame_size - 4;
+    let sizes = [max, 1, MAX_DATAGRAM_SIZE * 3, max];
+    let (_, received) = pair.transfer(Side::Server, &sizes, Duration::from_secs(60));
+    assert_eq!(received.len(), sizes.len());
+    for (index, (got, &len)) in received.iter().zip(&sizes).enumerate() {
+        assert_eq!(got, &frame(index as u32, len));
+    }
+}
+
+#[test]
+fn handshake_completes_under_loss_and_duplication() {
+    for seed in 0..20 {
+        let mut pair = Pair::new(Config::default(), seed);
+        pair.net.loss = 0.3;
+        pair.net.duplicate = 0.2;
+        pair.net.reorder = 0.3;
+        pair.net.jitter = Duration::from_millis(50);
+        pair.connect();
+        assert_eq!(pair.link(Side::Server).state(), LinkState::Connected);
+        assert_eq!(
+            pair.server.link_count(),
+            1,
+            "duplicated Initials create one link"
+        );
+    }
+}
+
+#[test]
+fn blackholed_peer_is_declared_dead_within_the_idle_timeout() {
+    let config = Config::default();
+    assert!(
+        config.idle_timeout <= Duration::from_secs(10),
+        "default detects a dead peer within 10 s"
+    );
+    let mut pair = Pair::new(config.clone(), 4);
+    pair.connect();
+    // Traffic in flight at the moment the path dies.
+    pair.link_mut(Side::Client)
+        .send(vec![1; 3000])
+        .expect("send");
+    pair.net.blackhole = true;
+    let start = pair.now;
+    let dead = pair.run(Duration::from_secs(60), |pair| {
+        pair.link(Side::Client).state() == LinkState::Closed
+    });
+    assert!(dead);
+    assert!(
+        pair.now - start <= config.idle_timeout,
+        "declared dead after {:?}",
+        pair.now - start
+    );
+    assert_eq!(
+        pair.link(Side::Client).close_reason(),
+        Some(&ConnectionError::TimedOut)
+    );
+    pair.run(Duration::from_secs(60), |pair| {
+        pair.link(Side::Server).state() == LinkState::Closed
+    });
+    assert_eq!(
+        pair.link(Side::Server).close_reason(),
+        Some(&ConnectionError::TimedOut)
+    );
+}
+
+#[test]
+fn handshake_fails_when_the_server_never_answers() {
+    let mut pair = Pair::new(Config::default(), 5);
+    pair.net.blackhole = true;
+    let id = pair.client.connect(pair.now, pair.server_addr);
+    let start = pair.now;
+    pair.run(Duration::from_secs(60), |pair| {
+        pair.client
+            .link(id)
+            .is_some_and(|l| l.state() == LinkState::Closed)
+    });
+    assert_eq!(
+        pair.client.link(id).and_then(Link::close_reason),
+        Some(&ConnectionError::TimedOut)
+    );
+    assert!(pair.now - start <= Config::default().idle_timeout);
+}
+
+#[test]
+fn spoofed_wrong_id_and_garbage_datagrams_change_nothing() {
+    let mut pair = Pair::new(Config::default(), 6);
+    pair.connect();
+    pair.link_mut(Side::Client)
+        .send(b"x".to_vec())
+        .expect("send");
+    pair.run(Duration::from_secs(1), |pair| {
+        pair.link(Side::Server).stats().datagrams_received >= 1
+    });
+    pair.settle();
+    let before = pair.snapshot();
+
+    let server_cid = pair.link(Side::Server).local_cid();
+    let client_cid = pair.link(Side::Client).local_cid();
+    let valid = Packet::Data {
+        dst_cid: server_cid,
+        ack: None,
+        chunk: Some(Chunk {
+            seq: 1,
+            kind: ChunkKind::Fragment {
+                first: true,
+                last: true,
+            },
+            payload: b"evil",
+        }),
+    }
+    .encode();
+    let spoofed_from = "127.0.0.9:4000".parse().expect("address");
+    let now = pair.now;
+    // Right connection id, wrong source address.
+    assert_eq!(
+        pair.server.handle_datagram(now, spoofed_from, &valid),
+        Err(Dropped::UnknownConnection)
+    );
+    // Right source address, wrong connection id.
+    let mut wrong_cid = valid.clone();
+    wrong_cid[2..10].copy_from_slice(&(server_cid.to_u64() ^ 1).to_be_bytes());
+    assert_eq!(
+        pair.server
+            .handle_datagram(now, pair.client_addr, &wrong_cid),
+        Err(Dropped::UnknownConnection)
+    );
+    // Truncated, garbage and oversized datagrams.
+    for len in 0..valid.len() {
+        assert!(
+            pair.server
+                .handle_datagram(now, pair.client_addr, &valid[..len])
+                .is_err()
+        );
+    }
+    let mut rng = pair::TestRng::new(1);
+    for _ in 0..2_000 {
+        let len = rng.below(MAX_DATAGRAM_SIZE as u64 + 10) as usize;
+        let mut garbage: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        if garbage.len() > 10 && rng.chance(0.5) {
+            // Plausible header with a live connection id, hostile body.
+            garbage[..2].copy_from_slice(&[1, 4]);
+            garbage[2..10].copy_from_slice(&client_cid.to_u64().to_be_bytes());
+        }
+        assert!(
+            pair.client
+                .handle_datagram(now, pair.server_addr, &garbage)
+                .is_err(),
+            "{garbage:?}"
+        );
+    }
+    // An ack for data never sent.
+    let bogus_ack = Packet::Data {
+        dst_cid: client_cid,
+        ack: Some(packet::Ack {
+            base: 1_000,
+            ranges: vec![],
+        }),
+        chunk: None,
+    };
+    assert_eq!(
+        pair.client
+            .handle_datagram(now, pair.server_addr, &bogus_ack.encode()),
+        Err(Dropped::InvalidAck)
+    );
+
+    assert_eq!(pair.snapshot(), before);
+    assert_eq!(pair.client.poll_transmit(now), None);
+    assert_eq!(pair.server.poll_transmit(now), None);
+}
+
+#[test]
+fn handshake_never_amplifies_and_keeps_no_state_before_a_valid_cookie() {
+    let mut pair = Pair::new(Config::default(), 8);
+    pair.net.record = true;
+    pair.connect();
+    let log = std::mem::take(&mut pair.net.log);
+    let (first_from, first_len) = (log[0].0, log[0].2);
+    assert_eq!(first_from, pair.client_addr);
+    assert_eq!(first_len, MAX_DATAGRAM_SIZE, "client pads its Initial");
+    let server_replies: Vec<usize> = log
+        .iter()
+        .filter(|d| d.0 == pair.server_addr)
+        .map(|d| d.2)
+        .take(2)
+        .collect();
+    assert_eq!(server_replies.len(), 2, "Retry and Accept");
+    assert!(
+        server_replies.iter().all(|&len| len <= first_len),
+        "{server_replies:?}"
+    );
+
+    // A flood of cookie-less Initials from many addresses creates no link.
+    let mut server = Endpoint::new(Config::default(), [9; 32], pair.now);
+    let initial = Packet::Initial {
+        src_cid: ConnectionId::new(5),
+        token: b"",
+    }
+    .encode();
+    for port in 1..=100 {
+        let from = SocketAddr::from(([127, 0, 0, 3], port));
+        assert_eq!(server.handle_datagram(pair.now, from, &initial), Ok(None));
+        let reply = server.poll_transmit(pair.now).expect("retry");
+        assert_eq!(reply.destination, from);
+        assert!(reply.contents.len() <= initial.len());
+    }
+    assert_eq!(server.link_count(), 0);
+    assert_eq!(server.poll_incoming(), None);
+    // An unpadded Initial gets no answer at all.
+    let short = &initial[..MAX_DATAGRAM_SIZE - 1];
+    assert!(
+        server
+            .handle_datagram(pair.now, pair.client_addr, short)
+            .is_err()
+    );
+    assert_eq!(server.poll_transmit(pair.now), None);
+}
+
+#[test]
+fn cookie_from_another_address_or_expired_is_refused() {
+    let config = Config::default();
+    let start = std::time::Instant::now();
+    let mut server = Endpoint::new(config.clone(), [3; 32], start);
+    let alice = SocketAddr::from(([127, 0, 0, 1], 1000));
+    let mallory = SocketAddr::from(([127, 0, 0, 1], 2000));
+    let cid = ConnectionId::new(77);
+    let initial = Packet::Initial {
+        src_cid: cid,
+        token: b"",
+    }
+    .encode();
+    server
+        .handle_datagram(start, alice, &initial)
+        .expect("retry");
+    let retry = server.poll_transmit(start).expect("retry");
+    let Ok(Packet::Retry { token, .. }) = Packet::decode(&retry.contents) else {
+        panic!("not a retry")
+    };
+    let with_cookie = Packet::Initial {
+        src_cid: cid,
+        token,
+    }
+    .encode();
+
+    // Replayed from another address: refused (answered with a fresh Retry), no link.
+    assert_eq!(
+        server.handle_datagram(start, mallory, &with_cookie),
+        Ok(None)
+    );
+    assert!(
+        server
+            .poll_transmit(start)
+            .is_some_and(|t| t.destination == mallory)
+    );
+    // Too late: refused.
+    let late = start + config.cookie_lifetime * 2;
+    assert_eq!(server.handle_datagram(late, alice, &with_cookie), Ok(None));
+    assert_eq!(server.link_count(), 0);
+    // A forged cookie: refused.
+    let mut forged = token.to_vec();
+    forged[10] ^= 1;
+    let forged = Packet::Initial {
+        src_cid: cid,
+        token: &forged,
+    }
+    .encode();
+    assert_eq!(server.handle_datagram(start, alice, &forged), Ok(None));
+    assert_eq!(server.link_count(), 0);
+    // In time from the right address: accepted, once.
+    let id = server
+        .handle_datagram(start + config.cookie_lifetime, alice, &with_cookie)
+        .expect("accepted");
+    assert!(id.is_some());
+    assert_eq!(
+        server
+            .handle_datagram(start, alice, &with_cookie)
+            .expect("repeat"),
+        id
+    );
+    assert_eq!(server.link_count(), 1);
+}
+
+#[test]
+fn a_peer_that_never_acks_bounds_the_sender_and_fails_it() {
+    let config = Config {
+        send_buffer_size: 64 * 1024,
+        ..Config::default()
+    };
+    let mut pair = Pair::new(config.clone(), 10);
+    pair.connect();
+    // The server's datagrams (and so its acks) no longer arrive; a fake peer keeps the client
+    // from idling out with ack-less pings from the server's address.
+    pair.net.blackhole_from = Some(pair.server_addr);
+    let client_cid = pair.link(Side::Client).local_cid();
+    let start = pair.now;
+    let mut refused = false;
+    let mut seq = 1_000_000;
+    let mut next_ping = start;
+    let failed = pair.run(Duration::from_secs(60), |pair| {
+        let link = pair.link_mut(Side::Client);
+        match link.send(vec![0; 1000]) {
+            Ok(()) => {}
+            Err(SendError::QueueFull) => refused = true,
+            Err(error) => assert_eq!(error, SendError::Closed),
+        }
+        if pair.now >= next_ping {
+            next_ping = pair.now + Duration::from_millis(500);
+            seq += 1;
+            let ping = Packet::Data {
+                dst_cid: client_cid,
+                ack: None,
+                chunk: Some(Chunk {
+                    seq,
+                    kind: ChunkKind::Ping,
+                    payload: b"",
+                }),
+            };
+            let now = pair.now;
+            pair.client
+                .handle_datagram(now, pair.server_addr, &ping.encode())
+                .ok();
+        }
+        pair.link(Side::Client).state() == LinkState::Closed
+    });
+    assert!(
+        refused,
+        "send refused with QueueFull once the buffer was full"
+    );
+    assert!(failed);
+    assert_eq!(
+        pair.link(Side::Client).close_reason(),
+        Some(&ConnectionError::Unacknowledged)
+    );
+    assert!(pair.now - start <= config.idle_timeout + Duration::from_secs(1));
+    let sent = pair.link(Side::Client).stats().frames_sent;
+    assert!(sent <= 65 + 1, "sender grew to {sent} frames");
+}
+
+#[test]
+fn oversized_frame_is_refused_without_state_change() {
+    let mut pair = Pair::new(Config::default(), 11);
+    pair.connect();
+    pair.settle();
+    let before = pair.snapshot();
+    let max = Config::default().max_frame_size;
+    assert_eq!(
+        pair.link_mut(Side::Client).send(vec![0; max + 1]),
+        Err(SendError::FrameTooLarge { size: max + 1, max })
+    );
+    assert_eq!(pair.snapshot(), before);
+    assert_eq!(pair.link_mut(Side::Client).send(vec![0; max]), Ok(()));
+}
+
+#[test]
+fn graceful_close_is_seen_by_both_sides_after_every_frame() {
+    let mut pair = Pair::new(Config::default(), 12);
+    pair.connect();
+    pair.net.loss = 0.2;
+    for index in 0..50 {
+        pair.link_mut(Side::Client)
+            .send(frame(index, 2000))
+            .expect("send");
+    }
+    pair.link_mut(Side::Client).close();
+    assert_eq!(pair.link(Side::Client).state(), LinkState::Closing);
+    assert_eq!(
+        pair.link_mut(Side::Client).send(b"late".to_vec()),
+        Err(SendError::Closed)
+    );
+    let mut received = Vec::new();
+    let done = pair.run(Duration::from_secs(60), |pair| {
+        received.extend(std::iter::from_fn(|| {
+            pair.link_mut(Side::Server).poll_frame()
+        }));
+        [Side::Client, Side::Server]
+            .iter()
+            .all(|&side| pair.link(side).state() == LinkState::Closed)
+    });
+    assert!(done);
+    assert_eq!(
+        received,
+        (0..50).map(|index| frame(index, 2000)).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        pair.link(Side::Server).close_reason(),
+        Some(&ConnectionError::ClosedByPeer)
+    );
+    assert_eq!(
+        pair.link(Side::Client).close_reason(),
+        Some(&ConnectionError::LocallyClosed)
+    );
+}
+
+#[test]
+fn keep_alive_holds_an_idle_connection_open() {
+    let config = Config::default();
+    let mut pair = Pair::new(config.clone(), 13);
+    pair.connect();
+    pair.net.loss = 0.1;
+    let closed = pair.run(config.idle_timeout * 5, |pair| {
+        pair.link(Side::Client).state() != LinkState::Connected
+    });
+    assert!(!closed);
+    assert_eq!(pair.link(Side::Server).state(), LinkState::Connected);
+
+    let quiet = Config {
+        keep_alive_interval: None,
+        ..config.clone()
+    };
+    let mut pair = Pair::new(quiet, 13);
+    pair.connect();
+    let closed = pair.run(config.idle_timeout * 5, |pair| {
+        pair.link(Side::Client).state() != LinkState::Connected
+    });
+    assert!(closed, "without keep-alive the idle timeout fires");
+    assert_eq!(
+        pair.link(Side::Client).close_reason(),
+        Some(&ConnectionError::TimedOut)
+    );
+}
+
+#[test]
+fn a_slow_reader_bounds_the_receive_buffer() {
+    let config = Config {
+        recv_buffer_size: 10_000,
+        ..Config::default()
+    };
+    let mut pair = Pair::new(config, 14);
+    pair.connect();
+    for index in 0..100 {
+        pair.link_mut(Side::Client)
+            .send(frame(index, 996))
+            .expect("send");
+    }
+    pair.run(Duration::from_secs(2), |_| false);
+    let held: Vec<Vec<u8>> =
+        std::iter::from_fn(|| pair.link_mut(Side::Server).poll_frame()).collect();
+    assert_eq!(held.len(), 10, "the receiver buffered only what fits");
+    let mut received = held;
+    pair.run(Duration::from_secs(60), |pair| {
+        received.extend(std::iter::from_fn(|| {
+            pair.link_mut(Side::Server).poll_frame()
+        }));
+        received.len() == 100
+    });
+    assert_eq!(
+        received,
+        (0..100).map(|index| frame(index, 996)).collect::<Vec<_>>()
+    );
+}

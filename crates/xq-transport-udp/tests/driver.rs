@@ -1,0 +1,148 @@
+//! The tokio driver over real sockets on 127.0.0.1, each test bounded by a timeout.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use xq_transport_udp::proto::{ConnectionError, SendError};
+use xq_transport_udp::{Config, Connection, Endpoint, Error};
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+fn localhost() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 0))
+}
+
+async fn bounded<T>(future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(LIMIT, future)
+        .await
+        .expect("test timed out")
+}
+
+async fn pair(config: Config) -> Result<(Endpoint, Endpoint, Connection, Connection), Error> {
+    let server = Endpoint::bind(localhost(), config.clone()).await?;
+    let client = Endpoint::bind(localhost(), config).await?;
+    let (outgoing, incoming) = tokio::join!(client.connect(server.local_addr()), server.accept());
+    Ok((server, client, outgoing?, incoming?))
+}
+
+#[tokio::test]
+async fn connect_accept_and_exchange() -> Result<(), Error> {
+    bounded(async {
+        let (server, client, outgoing, incoming) = pair(Config::default()).await?;
+        assert_eq!(outgoing.peer_addr(), server.local_addr());
+        assert_eq!(incoming.peer_addr(), client.local_addr());
+        outgoing.send(b"ping".to_vec()).await?;
+        assert_eq!(incoming.recv().await?, b"ping");
+        incoming.send(b"pong".to_vec()).await?;
+        assert_eq!(outgoing.recv().await?, b"pong");
+        let stats = outgoing.stats();
+        assert_eq!((stats.frames_sent, stats.frames_received), (1, 1));
+        assert!(stats.bytes_sent > 0 && stats.bytes_received > 0);
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_frames_arrive_in_order_with_concurrent_send_and_recv() -> Result<(), Error> {
+    bounded(async {
+        let (_server, _client, outgoing, incoming) = pair(Config::default()).await?;
+        let count = 20_000u32;
+        let sender = outgoing.clone();
+        let send = tokio::spawn(async move {
+            for index in 0..count {
+                sender.send(index.to_be_bytes().repeat(8)).await?;
+            }
+            Ok::<_, Error>(())
+        });
+        // The receiving side echoes a count back on a clone while it reads.
+        let echo = incoming.clone();
+        for index in 0..count {
+            assert_eq!(incoming.recv().await?, index.to_be_bytes().repeat(8));
+            if index % 1000 == 0 {
+                echo.send(index.to_be_bytes().to_vec()).await?;
+            }
+        }
+        send.await.expect("sender task")?;
+        for index in (0..count).step_by(1000) {
+            assert_eq!(outgoing.recv().await?, index.to_be_bytes());
+        }
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn large_frame_round_trips_and_oversized_is_refused() -> Result<(), Error> {
+    bounded(async {
+        let config = Config::default();
+        let max = config.max_frame_size;
+        let (_server, _client, outgoing, incoming) = pair(config).await?;
+        let large: Vec<u8> = (0..max).map(|i| (i % 251) as u8).collect();
+        outgoing.send(large.clone()).await?;
+        assert_eq!(incoming.recv().await?, large);
+        let refused = outgoing.send(vec![0; max + 1]).await;
+        assert!(
+            matches!(refused, Err(Error::Send(SendError::FrameTooLarge { .. }))),
+            "{refused:?}"
+        );
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn graceful_close_reaches_the_peer_after_its_frames() -> Result<(), Error> {
+    bounded(async {
+        let (server, _client, outgoing, incoming) = pair(Config::default()).await?;
+        for index in 0..100u8 {
+            outgoing.send(vec![index; 3000]).await?;
+        }
+        let closing = outgoing.clone();
+        let close = tokio::spawn(async move { closing.close().await });
+        for index in 0..100u8 {
+            assert_eq!(incoming.recv().await?, vec![index; 3000]);
+        }
+        let end = incoming.recv().await;
+        assert!(
+            matches!(end, Err(Error::Connection(ConnectionError::ClosedByPeer))),
+            "{end:?}"
+        );
+        close.await.expect("close task");
+        let end = outgoing.recv().await;
+        assert!(
+            matches!(end, Err(Error::Connection(ConnectionError::LocallyClosed))),
+            "{end:?}"
+        );
+        let late = outgoing.send(vec![1]).await;
+        assert!(
+            matches!(late, Err(Error::Connection(ConnectionError::LocallyClosed))),
+            "{late:?}"
+        );
+
+        server.close();
+        assert!(matches!(server.accept().await, Err(Error::EndpointClosed)));
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn connect_to_a_silent_port_times_out() -> Result<(), Error> {
+    bounded(async {
+        let config = Config {
+            idle_timeout: Duration::from_millis(300),
+            ..Config::default()
+        };
+        let silent = std::net::UdpSocket::bind(localhost())?;
+        let client = Endpoint::bind(localhost(), config).await?;
+        let result = client.connect(silent.local_addr()?).await;
+        assert!(
+            matches!(result, Err(Error::Connection(ConnectionError::TimedOut))),
+            "{result:?}"
+        );
+        Ok(())
+    })
+    .await
+}
