@@ -1,0 +1,182 @@
+//! Transport URLs.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use url::Url;
+
+use crate::TransportError;
+
+/// A parsed transport URL: which transport, where, and (for QUIC) how to trust the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Address {
+    /// `mem://name`: an in-process listener.
+    Mem {
+        /// The listener's name.
+        name: String,
+    },
+    /// `udp://host:port`.
+    Udp {
+        /// Host name or IP address.
+        host: String,
+        /// Port (0 asks a listener for a free one).
+        port: u16,
+    },
+    /// `quic://host:port[?fp=<hex>|?ca=<file>|?insecure]`.
+    Quic {
+        /// Host name or IP address; also the TLS server name.
+        host: String,
+        /// Port (0 asks a listener for a free one).
+        port: u16,
+        /// How a client checks the server's certificate.
+        verify: Verify,
+    },
+}
+
+/// How a QUIC client checks the relay's certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verify {
+    /// No option was given: fine for a listener, refused by a client.
+    Unspecified,
+    /// `fp=<hex>`: the SHA-256 fingerprint of the server certificate the relay printed.
+    Fingerprint(String),
+    /// `ca=<path>`: a PEM file with the certificate (or its CA) to trust.
+    CaFile(PathBuf),
+    /// `insecure`: skip verification; only for tests on a trusted network.
+    Insecure,
+}
+
+fn invalid(url: &str, reason: impl Into<String>) -> TransportError {
+    TransportError::InvalidUrl {
+        url: url.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl FromStr for Address {
+    type Err = TransportError;
+
+    fn from_str(text: &str) -> Result<Self, TransportError> {
+        let url = Url::parse(text).map_err(|e| invalid(text, e.to_string()))?;
+        if !matches!(url.path(), "" | "/") || url.fragment().is_some() {
+            return Err(invalid(text, "unexpected path or fragment"));
+        }
+        let host = url
+            .host_str()
+            .filter(|h| !h.is_empty())
+            .ok_or_else(|| invalid(text, "missing host"))?;
+        // `Url` keeps IPv6 hosts in brackets; sockets want them bare.
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        let port = || url.port().ok_or_else(|| invalid(text, "missing port"));
+        let mut verify = Verify::Unspecified;
+        for (key, value) in url.query_pairs() {
+            let option = match (url.scheme(), key.as_ref()) {
+                ("quic", "fp") => Verify::Fingerprint(value.into_owned()),
+                ("quic", "ca") => Verify::CaFile(PathBuf::from(value.as_ref())),
+                ("quic", "insecure") if matches!(value.as_ref(), "" | "1" | "true") => {
+                    Verify::Insecure
+                }
+                _ => return Err(invalid(text, format!("unknown option '{key}'"))),
+            };
+            if verify != Verify::Unspecified {
+                return Err(invalid(text, "give only one of fp, ca and insecure"));
+            }
+            verify = option;
+        }
+        match url.scheme() {
+            "mem" if url.port().is_none() => Ok(Self::Mem { name: host }),
+            "mem" => Err(invalid(text, "a mem address has no port")),
+            "udp" => Ok(Self::Udp {
+                host,
+                port: port()?,
+            }),
+            "quic" => Ok(Self::Quic {
+                host,
+                port: port()?,
+                verify,
+            }),
+            other => Err(invalid(text, format!("unknown scheme '{other}'"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Address {
+        text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn each_scheme_parses() {
+        assert_eq!(
+            parse("mem://relay"),
+            Address::Mem {
+                name: "relay".into()
+            }
+        );
+        assert_eq!(
+            parse("udp://127.0.0.1:7878"),
+            Address::Udp {
+                host: "127.0.0.1".into(),
+                port: 7878
+            }
+        );
+        assert_eq!(
+            parse("udp://[::1]:0"),
+            Address::Udp {
+                host: "::1".into(),
+                port: 0
+            }
+        );
+        assert_eq!(
+            parse("quic://localhost:7879?fp=ab12"),
+            Address::Quic {
+                host: "localhost".into(),
+                port: 7879,
+                verify: Verify::Fingerprint("ab12".into())
+            }
+        );
+        assert!(matches!(
+            parse("quic://h:1?ca=certs/relay.pem"),
+            Address::Quic {
+                verify: Verify::CaFile(_),
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse("quic://h:1?insecure"),
+            Address::Quic {
+                verify: Verify::Insecure,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn bad_urls_are_refused_with_a_reason() {
+        for bad in [
+            "",
+            "relay:7878",
+            "tcp://127.0.0.1:1",
+            "udp://127.0.0.1",
+            "udp://:7878",
+            "mem://a:1",
+            "udp://h:1/path",
+            "udp://h:1?fp=00",
+            "quic://h:1?fp=00&insecure",
+            "quic://h:1?insecure=no",
+            "quic://h:99999",
+        ] {
+            match bad.parse::<Address>() {
+                Err(TransportError::InvalidUrl { url, .. }) => assert_eq!(url, bad),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! The interface every transport implements.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::TransportError;
+
+/// A message-oriented connection: frames arrive whole, once and in order, or the connection
+/// fails. Methods take `&self` so one task can receive while others send (share it in an `Arc`).
+#[async_trait]
+pub trait Connection: Send + Sync {
+    /// Sends one frame. It may wait while the transport's send buffer is full.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::FrameTooLarge`] (nothing is sent), or the connection's failure.
+    async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError>;
+
+    /// Receives the next frame.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Closed`] once the peer has closed gracefully and every frame it sent
+    /// has been received; otherwise why the connection failed.
+    async fn recv(&self) -> Result<Vec<u8>, TransportError>;
+
+    /// Closes gracefully: frames already sent are delivered first, then the peer sees
+    /// [`TransportError::Closed`].
+    async fn close(&self);
+
+    /// The peer's address as text (`127.0.0.1:7878`, or a mem connection's name).
+    fn peer(&self) -> String;
+
+    /// Counters for monitoring.
+    fn stats(&self) -> ConnectionStats;
+}
+
+/// Accepts incoming connections.
+#[async_trait]
+pub trait Listener: Send + Sync {
+    /// Waits for the next connection.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::ListenerClosed`] once closed, or a transport failure.
+    async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError>;
+
+    /// A URL clients can pass to [`crate::connect`]: the bound address (with the real port when
+    /// 0 was asked for) and, for QUIC, the certificate fingerprint to pin.
+    fn local_url(&self) -> String;
+
+    /// Stops accepting. Established connections stay open.
+    fn close(&self);
+}
+
+/// Connection counters, the same for every transport (zero where one does not apply).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConnectionStats {
+    /// The current round-trip time estimate, if the transport measures one.
+    pub rtt: Option<Duration>,
+    /// Bytes written to the network (or channel), headers included.
+    pub bytes_sent: u64,
+    /// Bytes read from the network (or channel), headers included.
+    pub bytes_received: u64,
+    /// Frames sent.
+    pub frames_sent: u64,
+    /// Frames received.
+    pub frames_received: u64,
+    /// Packets or datagrams sent again after a loss.
+    pub retransmits: u64,
+}

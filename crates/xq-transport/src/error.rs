@@ -1,0 +1,53 @@
+//! The error every transport reports through.
+
+/// Why a transport operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The URL is malformed or names a scheme this build does not support.
+    #[error("invalid transport url '{url}': {reason}")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No in-memory listener has this name.
+    #[error("no in-memory listener named '{0}'")]
+    NoListener(String),
+    /// An in-memory listener with this name already exists.
+    #[error("an in-memory listener named '{0}' already exists")]
+    NameInUse(String),
+    /// The peer closed the connection gracefully; every frame it sent has been received.
+    #[error("connection closed by peer")]
+    Closed,
+    /// This side closed the connection.
+    #[error("connection closed locally")]
+    ClosedLocally,
+    /// The peer vanished without closing (its side was dropped, or it stopped answering).
+    #[error("connection lost")]
+    ConnectionLost,
+    /// A frame over [`crate::Options::max_frame_size`] was refused.
+    #[error("frame of {len} bytes exceeds the maximum of {max}")]
+    FrameTooLarge {
+        /// The frame's size.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The listener was closed.
+    #[error("listener closed")]
+    ListenerClosed,
+    /// An error of the UDP transport.
+    #[cfg(feature = "udp")]
+    #[error(transparent)]
+    Udp(#[from] xq_transport_udp::Error),
+    /// An error of the QUIC transport.
+    #[cfg(feature = "quic")]
+    #[error(transparent)]
+    Quic(#[from] xq_transport_quic::Error),
+    /// The QUIC listener's certificate could not be loaded or created.
+    #[cfg(feature = "quic")]
+    #[error(transparent)]
+    QuicIdentity(#[from] xq_transport_quic::IdentityError),
+}

@@ -1,0 +1,231 @@
+//! In-process connections over tokio channels, for tests and single-process play.
+//!
+//! Listeners live in a process-wide table of names, so `mem://name` works like a network
+//! address inside one process. A listener's name is freed when it is closed or dropped.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
+use tokio::time::Instant;
+
+use crate::{Connection, ConnectionStats, Listener, Options, TransportError};
+
+/// Frames a connection may queue before `send` waits for the receiver.
+const QUEUE_FRAMES: usize = 1024;
+/// Connections a listener may queue before `connect` fails.
+const BACKLOG: usize = 128;
+
+type Registry = Mutex<HashMap<String, mpsc::Sender<MemConnection>>>;
+
+static LISTENERS: LazyLock<Registry> = LazyLock::new(Registry::default);
+
+fn registry() -> std::sync::MutexGuard<'static, HashMap<String, mpsc::Sender<MemConnection>>> {
+    // The map stays consistent even if a holder panicked: every operation is a single call.
+    LISTENERS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What travels through a channel: frames, then an explicit close. A channel that ends without
+/// the close marker means the peer was dropped.
+enum Item {
+    Frame { data: Vec<u8>, deliver_at: Instant },
+    Close,
+}
+
+#[derive(Default)]
+struct Counters {
+    frames: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// One end of an in-memory connection.
+pub struct MemConnection {
+    peer: String,
+    tx: AsyncMutex<Option<mpsc::Sender<Item>>>,
+    rx: AsyncMutex<mpsc::Receiver<Item>>,
+    closed_locally: AtomicBool,
+    sent: Arc<Counters>,
+    received: Arc<Counters>,
+    latency: Duration,
+    max_frame_size: usize,
+}
+
+impl MemConnection {
+    /// A connected pair, as if `a` had connected to `b`.
+    #[must_use]
+    pub fn pair(options: &Options) -> (Self, Self) {
+        let (tx_ab, rx_ab) = mpsc::channel(QUEUE_FRAMES);
+        let (tx_ba, rx_ba) = mpsc::channel(QUEUE_FRAMES);
+        let ab = Arc::new(Counters::default());
+        let ba = Arc::new(Counters::default());
+        let end = |peer: &str, tx, rx, sent: &Arc<Counters>, received: &Arc<Counters>| Self {
+            peer: peer.to_string(),
+            tx: AsyncMutex::new(Some(tx)),
+            rx: AsyncMutex::new(rx),
+            closed_locally: AtomicBool::new(false),
+            sent: Arc::clone(sent),
+            received: Arc::clone(received),
+            latency: options.mem_latency,
+            max_frame_size: options.max_frame_size,
+        };
+        (
+            end("mem-server", tx_ab, rx_ba, &ab, &ba),
+            end("mem-client", tx_ba, rx_ab, &ba, &ab),
+        )
+    }
+}
+
+#[async_trait]
+impl Connection for MemConnection {
+    async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+        if frame.len() > self.max_frame_size {
+            return Err(TransportError::FrameTooLarge {
+                len: frame.len(),
+                max: self.max_frame_size,
+            });
+        }
+        let tx = self.tx.lock().await;
+        let tx = tx.as_ref().ok_or(TransportError::ClosedLocally)?;
+        let len = frame.len() as u64;
+        let item = Item::Frame {
+            data: frame,
+            deliver_at: Instant::now() + self.latency,
+        };
+        tx.send(item)
+            .await
+            .map_err(|_| TransportError::ConnectionLost)?;
+        self.sent.frames.fetch_add(1, Ordering::Relaxed);
+        self.sent.bytes.fetch_add(len, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn recv(&self) -> Result<Vec<u8>, TransportError> {
+        if self.closed_locally.load(Ordering::Acquire) {
+            return Err(TransportError::ClosedLocally);
+        }
+        let mut rx = self.rx.lock().await;
+        match rx.recv().await {
+            Some(Item::Frame { data, deliver_at }) => {
+                tokio::time::sleep_until(deliver_at).await;
+                Ok(data)
+            }
+            Some(Item::Close) => Err(TransportError::Closed),
+            None => Err(TransportError::ConnectionLost),
+        }
+    }
+
+    async fn close(&self) {
+        self.closed_locally.store(true, Ordering::Release);
+        if let Some(tx) = self.tx.lock().await.take() {
+            // A peer that is already gone needs no goodbye.
+            let _ = tx.send(Item::Close).await;
+        }
+    }
+
+    fn peer(&self) -> String {
+        self.peer.clone()
+    }
+
+    fn stats(&self) -> ConnectionStats {
+        ConnectionStats {
+            rtt: Some(self.latency * 2),
+            bytes_sent: self.sent.bytes.load(Ordering::Relaxed),
+            bytes_received: self.received.bytes.load(Ordering::Relaxed),
+            frames_sent: self.sent.frames.load(Ordering::Relaxed),
+            frames_received: self.received.frames.load(Ordering::Relaxed),
+            retransmits: 0,
+        }
+    }
+}
+
+/// A named in-memory listener. Closing or dropping it frees the name.
+pub struct MemListener {
+    name: String,
+    sender: mpsc::Sender<MemConnection>,
+    incoming: AsyncMutex<mpsc::Receiver<MemConnection>>,
+    closed: watch::Sender<bool>,
+}
+
+impl MemListener {
+    fn unregister(&self) {
+        let mut listeners = registry();
+        if listeners
+            .get(&self.name)
+            .is_some_and(|tx| tx.same_channel(&self.sender))
+        {
+            listeners.remove(&self.name);
+        }
+    }
+}
+
+impl Drop for MemListener {
+    fn drop(&mut self) {
+        self.unregister();
+    }
+}
+
+/// Registers a listener under `name`.
+///
+/// # Errors
+///
+/// [`TransportError::NameInUse`] if another listener has the name.
+pub fn listen(name: &str, _options: &Options) -> Result<MemListener, TransportError> {
+    let mut listeners = registry();
+    if listeners.contains_key(name) {
+        return Err(TransportError::NameInUse(name.to_string()));
+    }
+    let (sender, incoming) = mpsc::channel(BACKLOG);
+    listeners.insert(name.to_string(), sender.clone());
+    Ok(MemListener {
+        name: name.to_string(),
+        sender,
+        incoming: AsyncMutex::new(incoming),
+        closed: watch::Sender::new(false),
+    })
+}
+
+/// Connects to the listener registered under `name`.
+///
+/// # Errors
+///
+/// [`TransportError::NoListener`] if there is none (or its backlog is full).
+pub fn connect(name: &str, options: &Options) -> Result<MemConnection, TransportError> {
+    let tx = registry()
+        .get(name)
+        .cloned()
+        .ok_or_else(|| TransportError::NoListener(name.to_string()))?;
+    let (server, client) = MemConnection::pair(options);
+    tx.try_send(server)
+        .map_err(|_| TransportError::NoListener(name.to_string()))?;
+    Ok(client)
+}
+
+#[async_trait]
+impl Listener for MemListener {
+    async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError> {
+        let mut closed = self.closed.subscribe();
+        if *closed.borrow_and_update() {
+            return Err(TransportError::ListenerClosed);
+        }
+        let mut incoming = self.incoming.lock().await;
+        tokio::select! {
+            conn = incoming.recv() => match conn {
+                Some(conn) => Ok(Arc::new(conn)),
+                None => Err(TransportError::ListenerClosed),
+            },
+            _ = closed.changed() => Err(TransportError::ListenerClosed),
+        }
+    }
+
+    fn local_url(&self) -> String {
+        format!("mem://{}", self.name)
+    }
+
+    fn close(&self) {
+        self.unregister();
+        self.closed.send_replace(true);
+    }
+}

@@ -1,0 +1,30 @@
+//! Settings shared by every transport.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Transport settings. The defaults suit the relay and its clients.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The largest frame accepted in either direction, in bytes.
+    pub max_frame_size: usize,
+    /// How long a connection may stay silent before it is declared dead (keep-alives are sent
+    /// well before that).
+    pub idle_timeout: Duration,
+    /// Where a QUIC listener keeps its certificate and key (created on first start).
+    pub quic_identity_dir: PathBuf,
+    /// Extra one-way latency added to every frame of an in-memory connection (a link conditioner
+    /// for tests); order and reliability are kept.
+    pub mem_latency: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            max_frame_size: 64 * 1024,
+            idle_timeout: Duration::from_secs(8),
+            quic_identity_dir: PathBuf::from("xq-relay-identity"),
+            mem_latency: Duration::ZERO,
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `quic://`: QUIC (quinn) behind the common interface.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use xq_transport_quic::{
+    ClientConfig, Error, Fingerprint, Identity, ServerConfig, TransportConfig,
+};
+
+use crate::{Connection, ConnectionStats, Listener, Options, TransportError, Verify};
+
+fn transport(options: &Options) -> TransportConfig {
+    let mut config = TransportConfig::default();
+    config.max_frame_size = u32::try_from(options.max_frame_size).unwrap_or(u32::MAX);
+    config.idle_timeout = options.idle_timeout;
+    config.keep_alive = options.idle_timeout / 4;
+    config
+}
+
+/// Maps the QUIC crate's errors onto the common meanings callers branch on.
+fn map(err: Error) -> TransportError {
+    match err {
+        Error::ClosedByPeer => TransportError::Closed,
+        Error::ClosedLocally => TransportError::ClosedLocally,
+        Error::TimedOut => TransportError::ConnectionLost,
+        Error::FrameTooLarge { len, max } => TransportError::FrameTooLarge {
+            len,
+            max: max as usize,
+        },
+        Error::ListenerClosed => TransportError::ListenerClosed,
+        other => TransportError::Quic(other),
+    }
+}
+
+pub(crate) struct QuicConnection(xq_transport_quic::Connection);
+
+pub(crate) async fn connect(
+    addr: SocketAddr,
+    host: String,
+    verify: Verify,
+    options: &Options,
+) -> Result<QuicConnection, TransportError> {
+    let invalid = |reason: String| TransportError::InvalidUrl {
+        url: format!("quic://{host}:{}", addr.port()),
+        reason,
+    };
+    let verify = match verify {
+        Verify::Fingerprint(hex) => xq_transport_quic::Verify::Fingerprint(
+            hex.parse::<Fingerprint>()
+                .map_err(|e| invalid(e.to_string()))?,
+        ),
+        Verify::CaFile(path) => xq_transport_quic::Verify::CaFile(path),
+        Verify::Insecure => xq_transport_quic::Verify::Insecure,
+        Verify::Unspecified => {
+            return Err(invalid(
+                "say how to trust the server: ?fp=<fingerprint>, ?ca=<file> or ?insecure".into(),
+            ));
+        }
+    };
+    let mut config = ClientConfig::new(verify, host);
+    config.transport = transport(options);
+    let conn = xq_transport_quic::connect(addr, config)
+        .await
+        .map_err(map)?;
+    Ok(QuicConnection(conn))
+}
+
+#[async_trait]
+impl Connection for QuicConnection {
+    async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+        self.0.send(frame).await.map_err(map)
+    }
+
+    async fn recv(&self) -> Result<Vec<u8>, TransportError> {
+        self.0.recv().await.map_err(map)
+    }
+
+    async fn close(&self) {
+        self.0.close().await;
+    }
+
+    fn peer(&self) -> String {
+        self.0.peer_addr().to_string()
+    }
+
+    fn stats(&self) -> ConnectionStats {
+        let s = self.0.stats();
+        ConnectionStats {
+            rtt: Some(s.rtt),
+            bytes_sent: s.bytes_sent,
+            bytes_received: s.bytes_received,
+            frames_sent: s.frames_sent,
+            frames_received: s.frames_received,
+            retransmits: s.retransmits,
+        }
+    }
+}
+
+pub(crate) struct QuicListener {
+    listener: xq_transport_quic::Listener,
+}
+
+/// Binds a QUIC listener with the certificate kept in [`Options::quic_identity_dir`] (made on
+/// first start, valid for `localhost` and the host it listens on).
+pub(crate) async fn listen(
+    addr: SocketAddr,
+    host: String,
+    options: &Options,
+) -> Result<QuicListener, TransportError> {
+    let identity = Identity::load_or_generate(&options.quic_identity_dir, &["localhost", &host])?;
+    let mut config = ServerConfig::new(identity);
+    config.transport = transport(options);
+    let listener = xq_transport_quic::Listener::bind(addr, config)
+        .await
+        .map_err(map)?;
+    Ok(QuicListener { listener })
+}
+
+#[async_trait]
+impl Listener for QuicListener {
+    async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError> {
+        let conn = self.listener.accept().await.map_err(map)?;
+        Ok(Arc::new(QuicConnection(conn)))
+    }
+
+    fn local_url(&self) -> String {
+        format!(
+            "quic://{}?fp={}",
+            self.listener.local_addr(),
+            self.listener.fingerprint()
+        )
+    }
+
+    fn close(&self) {
+        self.listener.close();
+    }
+}

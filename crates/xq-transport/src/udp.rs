@@ -1,0 +1,122 @@
+//! `udp://`: xq's reliable UDP behind the common interface.
+
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use xq_transport_udp::proto::{ConnectionError, SendError};
+use xq_transport_udp::{Config, Endpoint, Error};
+
+use crate::{Connection, ConnectionStats, Listener, Options, TransportError};
+
+fn config(options: &Options) -> Config {
+    Config {
+        max_frame_size: options.max_frame_size,
+        idle_timeout: options.idle_timeout,
+        ..Config::default()
+    }
+}
+
+/// Maps the UDP crate's errors onto the common meanings callers branch on.
+fn map(err: Error) -> TransportError {
+    match err {
+        Error::Connection(ConnectionError::ClosedByPeer) => TransportError::Closed,
+        Error::Connection(ConnectionError::LocallyClosed) | Error::Send(SendError::Closed) => {
+            TransportError::ClosedLocally
+        }
+        Error::Connection(ConnectionError::TimedOut) => TransportError::ConnectionLost,
+        Error::Send(SendError::FrameTooLarge { size, max }) => {
+            TransportError::FrameTooLarge { len: size, max }
+        }
+        other => TransportError::Udp(other),
+    }
+}
+
+/// A UDP connection; a client's owns its endpoint (socket and driver).
+pub(crate) struct UdpConnection {
+    inner: xq_transport_udp::Connection,
+    _endpoint: Option<Endpoint>,
+}
+
+pub(crate) async fn connect(
+    addr: SocketAddr,
+    options: &Options,
+) -> Result<UdpConnection, TransportError> {
+    let local: SocketAddr = if addr.is_ipv4() {
+        (Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    let endpoint = Endpoint::bind(local, config(options)).await.map_err(map)?;
+    let inner = endpoint.connect(addr).await.map_err(map)?;
+    Ok(UdpConnection {
+        inner,
+        _endpoint: Some(endpoint),
+    })
+}
+
+#[async_trait]
+impl Connection for UdpConnection {
+    async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+        self.inner.send(frame).await.map_err(map)
+    }
+
+    async fn recv(&self) -> Result<Vec<u8>, TransportError> {
+        self.inner.recv().await.map_err(map)
+    }
+
+    async fn close(&self) {
+        self.inner.close().await;
+    }
+
+    fn peer(&self) -> String {
+        self.inner.peer_addr().to_string()
+    }
+
+    fn stats(&self) -> ConnectionStats {
+        let s = self.inner.stats();
+        ConnectionStats {
+            rtt: Some(s.rtt),
+            bytes_sent: s.bytes_sent,
+            bytes_received: s.bytes_received,
+            frames_sent: s.frames_sent,
+            frames_received: s.frames_received,
+            retransmits: s.retransmits,
+        }
+    }
+}
+
+/// A UDP listener: one endpoint serving every client.
+pub(crate) struct UdpListener {
+    endpoint: Endpoint,
+}
+
+pub(crate) async fn listen(
+    addr: SocketAddr,
+    options: &Options,
+) -> Result<UdpListener, TransportError> {
+    let endpoint = Endpoint::bind(addr, config(options)).await.map_err(map)?;
+    Ok(UdpListener { endpoint })
+}
+
+#[async_trait]
+impl Listener for UdpListener {
+    async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError> {
+        match self.endpoint.accept().await {
+            Ok(inner) => Ok(Arc::new(UdpConnection {
+                inner,
+                _endpoint: None,
+            })),
+            Err(Error::EndpointClosed) => Err(TransportError::ListenerClosed),
+            Err(other) => Err(map(other)),
+        }
+    }
+
+    fn local_url(&self) -> String {
+        format!("udp://{}", self.endpoint.local_addr())
+    }
+
+    fn close(&self) {
+        self.endpoint.close();
+    }
+}

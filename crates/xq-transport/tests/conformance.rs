@@ -1,0 +1,264 @@
+//! One conformance suite, run against every transport: frames arrive whole, once and in order,
+//! or the connection reports that it failed.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use xq_transport::{Connection, Listener, Options, TransportError, connect, listen};
+
+/// Generous bound for any one test; a hang fails instead of blocking CI.
+const TEST_TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Setup {
+    _listener: Box<dyn Listener>,
+    client: Arc<dyn Connection>,
+    server: Arc<dyn Connection>,
+    _dir: tempfile::TempDir,
+}
+
+fn options(dir: &tempfile::TempDir) -> Options {
+    Options {
+        idle_timeout: Duration::from_millis(1500),
+        quic_identity_dir: dir.path().to_path_buf(),
+        ..Options::default()
+    }
+}
+
+async fn setup(scheme: &str) -> Setup {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let options = options(&dir);
+    let url = match scheme {
+        "mem" => format!("mem://conformance-{}", NEXT.fetch_add(1, Ordering::Relaxed)),
+        other => format!("{other}://127.0.0.1:0"),
+    };
+    let listener = listen(&url, &options)
+        .await
+        .unwrap_or_else(|e| panic!("listen {url}: {e}"));
+    let target = listener.local_url();
+    let (client, server) = tokio::join!(connect(&target, &options), listener.accept());
+    let client = client.unwrap_or_else(|e| panic!("connect {target}: {e}"));
+    let server = server.unwrap_or_else(|e| panic!("accept: {e}"));
+    Setup {
+        _listener: listener,
+        client,
+        server,
+        _dir: dir,
+    }
+}
+
+fn frame(i: usize, len: usize) -> Vec<u8> {
+    let mut f: Vec<u8> = (0..len).map(|j| (i.wrapping_mul(31) + j) as u8).collect();
+    if len >= 8 {
+        f[..8].copy_from_slice(&(i as u64).to_le_bytes());
+    }
+    f
+}
+
+async fn ordering(scheme: &str) {
+    let s = setup(scheme).await;
+    const N: usize = 3_000;
+    let sender = Arc::clone(&s.client);
+    let send = tokio::spawn(async move {
+        for i in 0..N {
+            sender
+                .send(frame(i, 8 + i % 300))
+                .await
+                .unwrap_or_else(|e| panic!("send {i}: {e}"));
+        }
+    });
+    for i in 0..N {
+        let got = s
+            .server
+            .recv()
+            .await
+            .unwrap_or_else(|e| panic!("recv {i}: {e}"));
+        assert_eq!(got, frame(i, 8 + i % 300), "frame {i}");
+    }
+    send.await.unwrap_or_else(|e| panic!("{e}"));
+    // And the other way, while the first direction is idle.
+    s.server
+        .send(b"back".to_vec())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        s.client.recv().await.unwrap_or_else(|e| panic!("{e}")),
+        b"back"
+    );
+    let stats = s.server.stats();
+    assert!(stats.frames_received >= N as u64, "{stats:?}");
+}
+
+async fn large_frames(scheme: &str) {
+    let s = setup(scheme).await;
+    for (i, len) in [60 * 1024, 1, 0, 64 * 1024, 4_000].into_iter().enumerate() {
+        s.client
+            .send(frame(i, len))
+            .await
+            .unwrap_or_else(|e| panic!("{len}: {e}"));
+        let got = s
+            .server
+            .recv()
+            .await
+            .unwrap_or_else(|e| panic!("{len}: {e}"));
+        assert_eq!(got.len(), len);
+        assert_eq!(got, frame(i, len));
+    }
+}
+
+async fn oversized_frame_refused(scheme: &str) {
+    let s = setup(scheme).await;
+    let max = Options::default().max_frame_size;
+    match s.client.send(vec![7; max + 1]).await {
+        Err(TransportError::FrameTooLarge { len, max: limit }) => {
+            assert_eq!((len, limit), (max + 1, max));
+        }
+        other => panic!("expected FrameTooLarge, got {other:?}"),
+    }
+    // The connection is still usable.
+    s.client
+        .send(b"after".to_vec())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        s.server.recv().await.unwrap_or_else(|e| panic!("{e}")),
+        b"after"
+    );
+}
+
+async fn graceful_close(scheme: &str) {
+    let s = setup(scheme).await;
+    for i in 0..50 {
+        s.client
+            .send(frame(i, 100))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    s.client.close().await;
+    for i in 0..50 {
+        assert_eq!(
+            s.server.recv().await.unwrap_or_else(|e| panic!("{i}: {e}")),
+            frame(i, 100)
+        );
+    }
+    match s.server.recv().await {
+        Err(TransportError::Closed) => {}
+        other => panic!("expected Closed, got {other:?}"),
+    }
+    assert!(s.client.send(b"late".to_vec()).await.is_err());
+}
+
+async fn peer_death(scheme: &str) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let options = options(&dir);
+    let url = match scheme {
+        "mem" => "mem://conformance-peer-death".to_string(),
+        other => format!("{other}://127.0.0.1:0"),
+    };
+    let listener = listen(&url, &options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The client lives on a runtime of its own, which is then torn down mid-connection: its
+    // tasks stop without closing anything, as when a process dies.
+    let client_rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (target, client_options) = (listener.local_url(), options.clone());
+    let client = client_rt.spawn(async move {
+        let conn = connect(&target, &client_options)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        conn.send(b"last words".to_vec())
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        conn
+    });
+    let server = listener.accept().await.unwrap_or_else(|e| panic!("{e}"));
+    let client = client.await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        server.recv().await.unwrap_or_else(|e| panic!("{e}")),
+        b"last words"
+    );
+    client_rt.shutdown_background();
+    drop(client);
+    let started = tokio::time::Instant::now();
+    match server.recv().await {
+        Err(TransportError::Closed) => panic!("a dead peer must not look like a graceful close"),
+        Err(_) => {}
+        Ok(frame) => panic!("unexpected frame {frame:?}"),
+    }
+    let bound = options.idle_timeout + Duration::from_secs(2);
+    assert!(started.elapsed() < bound, "{:?}", started.elapsed());
+}
+
+macro_rules! suite {
+    ($($scheme:ident),*) => {
+        $(
+            mod $scheme {
+                use super::*;
+
+                fn run(test: impl std::future::Future<Output = ()>) {
+                    let rt = tokio::runtime::Builder::new_multi_thread()
+                        .worker_threads(2)
+                        .enable_all()
+                        .build()
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    rt.block_on(async {
+                        tokio::time::timeout(TEST_TIMEOUT, test).await.unwrap_or_else(|_| panic!("timed out"));
+                    });
+                }
+
+                #[test]
+                fn ordering() { run(super::ordering(stringify!($scheme))) }
+                #[test]
+                fn large_frames() { run(super::large_frames(stringify!($scheme))) }
+                #[test]
+                fn oversized_frame_refused() { run(super::oversized_frame_refused(stringify!($scheme))) }
+                #[test]
+                fn graceful_close() { run(super::graceful_close(stringify!($scheme))) }
+                #[test]
+                fn peer_death() { run(super::peer_death(stringify!($scheme))) }
+            }
+        )*
+    };
+}
+
+suite!(mem);
+#[cfg(feature = "udp")]
+suite!(udp);
+#[cfg(feature = "quic")]
+suite!(quic);
+
+#[tokio::test]
+async fn unknown_schemes_and_missing_listeners_are_typed_errors() {
+    let options = Options::default();
+    assert!(matches!(
+        connect("tcp://127.0.0.1:1", &options).await,
+        Err(TransportError::InvalidUrl { .. })
+    ));
+    assert!(matches!(
+        connect("mem://nobody-listens-here", &options).await,
+        Err(TransportError::NoListener(_))
+    ));
+    let first = listen("mem://taken", &options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(
+        listen("mem://taken", &options).await,
+        Err(TransportError::NameInUse(_))
+    ));
+    first.close();
+    assert!(matches!(
+        first.accept().await,
+        Err(TransportError::ListenerClosed)
+    ));
+    let again = listen("mem://taken", &options).await;
+    assert!(again.is_ok(), "a closed listener frees its name");
+    assert!(matches!(
+        connect("quic://127.0.0.1:1", &options).await,
+        Err(TransportError::InvalidUrl { .. })
+    ));
+}
