@@ -109,7 +109,11 @@ impl Connection for MemConnection {
         let mut rx = self.rx.lock().await;
         match rx.recv().await {
             Some(Item::Frame { data, deliver_at }) => {
-                tokio::time::sleep_until(deliver_at).await;
+                // Only a conditioned link waits: the timer wheel's millisecond ticks would
+                // otherwise add a millisecond to every frame.
+                if deliver_at > Instant::now() {
+                    tokio::time::sleep_until(deliver_at).await;
+                }
                 Ok(data)
             }
             Some(Item::Close) => Err(TransportError::Closed),
@@ -227,5 +231,37 @@ impl Listener for MemListener {
     fn close(&self) {
         self.unregister();
         self.closed.send_replace(true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn the_conditioner_delays_frames_and_keeps_their_order() {
+        let options = Options {
+            mem_latency: Duration::from_millis(50),
+            ..Options::default()
+        };
+        let (a, b) = MemConnection::pair(&options);
+        let start = Instant::now();
+        for i in 0..3u8 {
+            a.send(vec![i]).await.unwrap_or_else(|e| panic!("{e}"));
+        }
+        for i in 0..3u8 {
+            assert_eq!(b.recv().await.unwrap_or_else(|e| panic!("{e}")), vec![i]);
+        }
+        assert_eq!(start.elapsed(), Duration::from_millis(50));
+        assert_eq!(b.stats().frames_received, 3);
+        assert_eq!(a.stats().bytes_sent, 3);
+    }
+
+    #[tokio::test]
+    async fn dropping_one_end_is_a_lost_connection_not_a_close() {
+        let (a, b) = MemConnection::pair(&Options::default());
+        drop(a);
+        assert!(matches!(b.recv().await, Err(TransportError::ConnectionLost)));
+        assert!(matches!(b.send(vec![1]).await, Err(TransportError::ConnectionLost)));
     }
 }
