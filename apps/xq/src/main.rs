@@ -2,6 +2,7 @@
 //! on; each subcommand's help says what it prints.
 
 mod diagram;
+mod replay;
 mod rules;
 
 use std::process::ExitCode;
@@ -51,6 +52,12 @@ enum Command {
         /// A FEN, or `startpos`.
         position: String,
     },
+    /// Steps through a PGN record: one line per ply, `<ply> <iccs> <fen after the move>`, then
+    /// `result <1-0|0-1|1/2-1/2|*>` followed by the termination, if the record gives one.
+    Replay {
+        /// The PGN file.
+        file: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -65,6 +72,7 @@ fn main() -> ExitCode {
         Command::Status { position } => rules::for_each_input(&position, rules::status),
         Command::Play { position, moves } => rules::play(&position, &moves),
         Command::Show { position } => rules::show(&position),
+        Command::Replay { file } => replay::replay(&file),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,63 @@
+//! What a match is played under, fixed when it is created.
+
+use std::num::NonZeroU32;
+
+use xq_rules::Position;
+
+use crate::{TimeControl, UndoPolicy};
+
+/// The rules a match is played under. A rematch keeps them.
+///
+/// Build one from [`MatchConfig::default`] (the standard position, no clocks, unlimited undo, a
+/// 120-ply move limit) and change the fields that differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct MatchConfig {
+    /// The position the game starts from: the standard one, or a set-up position (serialized
+    /// as FEN).
+    #[cfg_attr(feature = "serde", serde(with = "fen"))]
+    pub start: Position,
+    /// The clocks.
+    pub time_control: TimeControl,
+    /// Whether undo requests are allowed and how many.
+    pub undo: UndoPolicy,
+    /// The natural move limit: the game is drawn once this many plies pass without a capture
+    /// (`None`: no limit). Xiangqi rules use 60 moves, 120 plies.
+    pub move_limit: Option<NonZeroU32>,
+}
+
+impl MatchConfig {
+    /// The default natural move limit: 60 moves by each side without a capture.
+    // Evaluated at compile time: a zero here would fail the build, not a match.
+    pub const DEFAULT_MOVE_LIMIT: NonZeroU32 = NonZeroU32::new(120).expect("120 is not zero");
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        Self {
+            start: Position::startpos(),
+            time_control: TimeControl::Untimed,
+            undo: UndoPolicy::Unlimited,
+            move_limit: Some(Self::DEFAULT_MOVE_LIMIT),
+        }
+    }
+}
+
+/// Positions travel as FEN text and are validated again on the way in.
+#[cfg(feature = "serde")]
+mod fen {
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use xq_rules::{Position, fen::Fen};
+
+    pub(super) fn serialize<S: Serializer>(pos: &Position, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&Fen::from_position(pos))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Position, D::Error> {
+        let text = String::deserialize(d)?;
+        let fen: Fen = text.parse().map_err(D::Error::custom)?;
+        fen.into_position().map_err(D::Error::custom)
+    }
+}

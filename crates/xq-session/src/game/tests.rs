@@ -1,0 +1,839 @@
+//! Match rules, driven through a harness with a virtual clock.
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use xq_rules::fen::Fen;
+use xq_rules::iccs::Iccs;
+use xq_rules::{ByColor, Color, IllegalMove, Piece, Role, Square};
+
+use super::*;
+use crate::{TimeControl, UndoPolicy};
+
+const RED: Color = Color::Red;
+const BLACK: Color = Color::Black;
+
+/// Red's chariot can check Black's general on rank 9 (from a9) and rank 8 (from a8).
+const RED_CHECKS: &str = "4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1";
+/// Black's chariot can check Red's general on rank 0 (from a0) and rank 1 (from a1).
+const BLACK_CHECKS: &str = "3k5/9/9/9/9/9/9/9/r8/4K4 b - - 0 1";
+/// Bare generals on different files.
+const BARE: &str = "4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1";
+/// Red's chariot can check from b9 and retreat to b7 without checking.
+const SOMETIMES_CHECKS: &str = "4k4/9/1R7/9/9/9/9/9/9/3K5 w - - 0 1";
+
+fn mv(text: &str) -> Move {
+    let iccs: Iccs = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+    Move::new(iccs.from, iccs.to)
+}
+
+fn fen(text: &str) -> Position {
+    let fen: Fen = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+    fen.into_position()
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+fn timed(base_secs: u64, increment_secs: u64) -> MatchConfig {
+    MatchConfig {
+        time_control: TimeControl::Increment {
+            base: Duration::from_secs(base_secs),
+            increment: Duration::from_secs(increment_secs),
+        },
+        ..MatchConfig::default()
+    }
+}
+
+fn secs(red: u64, black: u64) -> Option<ByColor<Duration>> {
+    Some(ByColor {
+        red: Duration::from_secs(red),
+        black: Duration::from_secs(black),
+    })
+}
+
+/// A match on a virtual clock. Every refused command is checked to have changed nothing.
+struct Harness {
+    game: Match,
+    now: u64,
+}
+
+impl Harness {
+    fn new(config: MatchConfig) -> Self {
+        Self {
+            game: Match::new(config, Timestamp::from_millis(0)),
+            now: 0,
+        }
+    }
+
+    fn from_fen(text: &str) -> Self {
+        Self::new(MatchConfig {
+            start: fen(text),
+            ..MatchConfig::default()
+        })
+    }
+
+    const fn at(&self) -> Timestamp {
+        Timestamp::from_millis(self.now)
+    }
+
+    fn advance_to(&mut self, millis: u64) {
+        self.now = millis;
+    }
+
+    /// Handles `command` now and returns its result; the events stay queued.
+    fn try_cmd(&mut self, command: Command) -> Result<(), CommandError> {
+        let now = self.at();
+        // Time passes first, as in `handle`; then a refusal must leave the match untouched.
+        self.game.handle_timeout(now);
+        let before = self.game.clone();
+        let result = self.game.handle(now, command);
+        if result.is_err() {
+            assert_eq!(
+                self.game, before,
+                "{command:?} was refused but changed the match"
+            );
+        }
+        result
+    }
+
+    fn cmd(&mut self, command: Command) {
+        self.try_cmd(command)
+            .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    }
+
+    /// Plays ICCS moves, each by the side to move.
+    fn play(&mut self, moves: &str) {
+        for text in moves.split_whitespace() {
+            let by = self.game.turn();
+            self.cmd(Command::Play { by, mv: mv(text) });
+        }
+    }
+
+    fn events(&mut self) -> Vec<Event> {
+        std::iter::from_fn(|| self.game.poll_event()).collect()
+    }
+
+    fn result(&self) -> Option<GameResult> {
+        self.game.status().result()
+    }
+}
+
+fn win(winner: Color, reason: WinReason) -> Option<GameResult> {
+    Some(GameResult::Win { winner, reason })
+}
+
+fn draw(reason: DrawReason) -> Option<GameResult> {
+    Some(GameResult::Draw { reason })
+}
+
+#[test]
+fn only_the_side_to_move_plays_legal_moves() {
+    let mut h = Harness::new(MatchConfig::default());
+    let cannon = Command::Play {
+        by: BLACK,
+        mv: mv("h7e7"),
+    };
+    assert_eq!(h.try_cmd(cannon), Err(CommandError::NotYourTurn));
+    let blocked = Command::Play {
+        by: RED,
+        mv: mv("a0a5"),
+    };
+    assert_eq!(
+        h.try_cmd(blocked),
+        Err(CommandError::IllegalMove(IllegalMove::CannotMoveThere(
+            Role::Chariot
+        )))
+    );
+    h.play("h2e2");
+    assert_eq!(
+        h.events(),
+        [Event::MovePlayed {
+            by: RED,
+            mv: mv("h2e2"),
+            text: MoveText::new(&Position::startpos(), mv("h2e2")),
+            captured: None,
+            gives_check: false,
+            ply: 1,
+            clocks: None,
+        }]
+    );
+    assert_eq!(h.game.turn(), BLACK);
+    assert_eq!(
+        h.try_cmd(Command::Play {
+            by: RED,
+            mv: mv("b2e2")
+        }),
+        Err(CommandError::NotYourTurn)
+    );
+    h.play("h9g7");
+    assert_eq!(h.game.moves().len(), 2);
+    assert_eq!(h.game.moves()[1].by, BLACK);
+}
+
+#[test]
+fn checkmate_ends_the_game_and_announces_check() {
+    let mut h = Harness::from_fen("3k5/R8/9/9/9/9/9/9/9/1R2K4 w - - 0 1");
+    h.play("b0b9");
+    let events = h.events();
+    assert!(
+        matches!(
+            events[0],
+            Event::MovePlayed {
+                gives_check: true,
+                ..
+            }
+        ),
+        "{events:?}"
+    );
+    assert_eq!(
+        events[1..],
+        [Event::GameOver(GameResult::Win {
+            winner: RED,
+            reason: WinReason::Checkmate
+        })]
+    );
+    assert_eq!(h.result(), win(RED, WinReason::Checkmate));
+}
+
+#[test]
+fn stalemate_loses() {
+    let mut h = Harness::from_fen("3k5/9/4P4/9/9/9/9/9/9/4K4 w - - 0 1");
+    h.play("e7e8");
+    assert_eq!(h.result(), win(RED, WinReason::Stalemate));
+}
+
+#[test]
+fn commands_after_the_game_are_refused() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2 h9g7");
+    h.cmd(Command::Resign { by: BLACK });
+    for command in [
+        Command::Play {
+            by: RED,
+            mv: mv("h0g2"),
+        },
+        Command::RequestUndo { by: RED },
+        Command::AnswerUndo {
+            by: BLACK,
+            accept: true,
+        },
+        Command::WithdrawUndo { by: RED },
+        Command::OfferDraw { by: RED },
+        Command::AnswerDraw {
+            by: BLACK,
+            accept: true,
+        },
+        Command::WithdrawDraw { by: RED },
+        Command::Resign { by: RED },
+        Command::Abandon { by: BLACK },
+        Command::PauseClocks,
+        Command::ResumeClocks,
+    ] {
+        assert_eq!(
+            h.try_cmd(command),
+            Err(CommandError::GameFinished),
+            "{command:?}"
+        );
+    }
+}
+
+#[test]
+fn undo_takes_back_one_ply_when_the_requester_moved_last() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2 h9g7 h0g2");
+    let before = h.game.history.position_at(2).cloned();
+    h.events();
+    h.cmd(Command::RequestUndo { by: RED });
+    assert_eq!(
+        h.game.pending_undo(),
+        Some(UndoRequest { by: RED, plies: 1 })
+    );
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    assert_eq!(
+        h.events(),
+        [
+            Event::UndoRequested(UndoRequest { by: RED, plies: 1 }),
+            Event::UndoApplied {
+                by: RED,
+                plies: 1,
+                clocks: None
+            }
+        ]
+    );
+    assert_eq!(Some(h.game.position().clone()), before);
+    assert_eq!(h.game.turn(), RED);
+    assert_eq!(h.game.moves().len(), 2);
+    assert_eq!(h.game.pending_undo(), None);
+    assert_eq!(h.game.undos_granted(RED), 1);
+}
+
+#[test]
+fn undo_takes_back_two_plies_when_the_opponent_replied() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2 h9g7 h0g2 i9h9");
+    h.cmd(Command::RequestUndo { by: RED });
+    assert_eq!(h.game.pending_undo().map(|r| r.plies), Some(2));
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    assert_eq!(h.game.moves().len(), 2);
+    assert_eq!(h.game.turn(), RED);
+    h.play("h0g2");
+    assert_eq!(h.game.moves().len(), 3);
+}
+
+#[test]
+fn undo_restores_the_captured_piece_and_the_exact_hash() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2 h9g7");
+    let before = h.game.position().clone();
+    h.play("e2e6");
+    assert_eq!(
+        h.game.moves()[2].captured,
+        Some(Piece::new(BLACK, Role::Soldier))
+    );
+    assert_eq!(h.game.position().halfmoves(), 0);
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    let after = h.game.position();
+    assert_eq!(*after, before);
+    assert_eq!(after.zobrist_hash(), before.zobrist_hash());
+    assert_eq!(after.halfmoves(), 2);
+    assert_eq!(
+        after.board().piece_at(Square::E6),
+        Some(Piece::new(BLACK, Role::Soldier))
+    );
+}
+
+#[test]
+fn declined_and_withdrawn_requests_change_no_move() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2");
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: false,
+    });
+    h.cmd(Command::RequestUndo { by: RED });
+    assert_eq!(
+        h.try_cmd(Command::WithdrawUndo { by: BLACK }),
+        Err(CommandError::NotYourRequest)
+    );
+    h.cmd(Command::WithdrawUndo { by: RED });
+    assert_eq!(
+        h.events()[1..],
+        [
+            Event::UndoRequested(UndoRequest { by: RED, plies: 1 }),
+            Event::UndoDeclined { by: BLACK },
+            Event::UndoRequested(UndoRequest { by: RED, plies: 1 }),
+            Event::UndoWithdrawn { by: RED },
+        ]
+    );
+    assert_eq!(h.game.moves().len(), 1);
+    assert_eq!(h.game.undos_granted(RED), 0);
+    assert_eq!(
+        h.try_cmd(Command::AnswerUndo {
+            by: BLACK,
+            accept: true
+        }),
+        Err(CommandError::NoPendingUndo)
+    );
+    assert_eq!(
+        h.try_cmd(Command::WithdrawUndo { by: RED }),
+        Err(CommandError::NoPendingUndo)
+    );
+}
+
+#[test]
+fn a_request_lapses_when_anyone_moves_or_the_game_ends() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2");
+    h.cmd(Command::RequestUndo { by: RED });
+    h.play("h9g7");
+    assert_eq!(h.game.pending_undo(), None);
+    assert!(h.events().ends_with(&[Event::UndoLapsed]));
+    assert_eq!(
+        h.try_cmd(Command::AnswerUndo {
+            by: BLACK,
+            accept: true
+        }),
+        Err(CommandError::NoPendingUndo)
+    );
+
+    h.cmd(Command::RequestUndo { by: BLACK });
+    h.play("h0g2");
+    assert_eq!(h.game.pending_undo(), None);
+
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::Resign { by: BLACK });
+    assert!(h.events().ends_with(&[
+        Event::UndoRequested(UndoRequest { by: RED, plies: 1 }),
+        Event::UndoLapsed,
+        Event::GameOver(GameResult::Win {
+            winner: RED,
+            reason: WinReason::Resignation
+        })
+    ]));
+}
+
+#[test]
+fn one_request_at_a_time_and_never_answered_by_its_author() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2 h9g7");
+    h.cmd(Command::RequestUndo { by: BLACK });
+    assert_eq!(
+        h.try_cmd(Command::RequestUndo { by: BLACK }),
+        Err(CommandError::UndoAlreadyPending)
+    );
+    assert_eq!(
+        h.try_cmd(Command::RequestUndo { by: RED }),
+        Err(CommandError::UndoAlreadyPending)
+    );
+    assert_eq!(
+        h.try_cmd(Command::AnswerUndo {
+            by: BLACK,
+            accept: true
+        }),
+        Err(CommandError::CannotAnswerOwnRequest)
+    );
+}
+
+#[test]
+fn nothing_to_undo_before_ones_own_first_move() {
+    let mut h = Harness::new(MatchConfig::default());
+    assert_eq!(
+        h.try_cmd(Command::RequestUndo { by: RED }),
+        Err(CommandError::NothingToUndo)
+    );
+    assert_eq!(
+        h.try_cmd(Command::RequestUndo { by: BLACK }),
+        Err(CommandError::NothingToUndo)
+    );
+    h.play("h2e2");
+    assert_eq!(
+        h.try_cmd(Command::RequestUndo { by: BLACK }),
+        Err(CommandError::NothingToUndo)
+    );
+}
+
+#[test]
+fn the_undo_allowance_counts_granted_requests_per_seat() {
+    let mut h = Harness::new(MatchConfig {
+        undo: UndoPolicy::PerSeat(1),
+        ..MatchConfig::default()
+    });
+    h.play("h2e2");
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: false,
+    });
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    h.play("h2e2");
+    assert_eq!(
+        h.try_cmd(Command::RequestUndo { by: RED }),
+        Err(CommandError::UndoAllowanceUsed)
+    );
+    h.play("h9g7");
+    h.cmd(Command::RequestUndo { by: BLACK });
+
+    let mut h = Harness::new(MatchConfig {
+        undo: UndoPolicy::Forbidden,
+        ..MatchConfig::default()
+    });
+    h.play("h2e2");
+    assert_eq!(
+        h.try_cmd(Command::RequestUndo { by: RED }),
+        Err(CommandError::UndoNotAllowed)
+    );
+}
+
+#[test]
+fn perpetual_check_loses() {
+    let mut h = Harness::from_fen(RED_CHECKS);
+    h.play("a8a9 e9e8 a9a8 e8e9 a8a9 e9e8 a9a8");
+    assert_eq!(h.result(), None);
+    h.play("e8e9");
+    assert_eq!(h.result(), win(BLACK, WinReason::PerpetualCheck));
+
+    let mut h = Harness::from_fen(BLACK_CHECKS);
+    h.play("a1a0 e0e1 a0a1 e1e0 a1a0 e0e1 a0a1");
+    assert_eq!(h.result(), None);
+    h.play("e1e0");
+    assert_eq!(h.result(), win(RED, WinReason::PerpetualCheck));
+}
+
+#[test]
+fn repetition_without_perpetual_check_is_a_draw() {
+    let mut h = Harness::from_fen(BARE);
+    h.play("d0d1 e9e8 d1d0 e8e9 d0d1 e9e8 d1d0");
+    assert_eq!(h.result(), None);
+    h.play("e8e9");
+    assert_eq!(h.result(), draw(DrawReason::Repetition));
+
+    // Red checks on half its moves only.
+    let mut h = Harness::from_fen(SOMETIMES_CHECKS);
+    h.play("b7b9 e9e8 b9b7 e8e9 b7b9 e9e8 b9b7");
+    assert_eq!(h.result(), None);
+    h.play("e8e9");
+    assert_eq!(h.result(), draw(DrawReason::Repetition));
+}
+
+#[test]
+fn undo_restores_the_repetition_count() {
+    let mut h = Harness::from_fen(BARE);
+    h.play("d0d1 e9e8 d1d0 e8e9 d0d1 e9e8 d1d0");
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    // The taken-back position no longer counts as an occurrence.
+    h.play("d1d0");
+    assert_eq!(h.result(), None);
+    h.play("e8e9");
+    assert_eq!(h.result(), draw(DrawReason::Repetition));
+}
+
+#[test]
+fn the_move_limit_counts_plies_since_the_last_capture() {
+    assert_eq!(
+        MatchConfig::default().move_limit.map(NonZeroU32::get),
+        Some(120)
+    );
+    let mut h = Harness::new(MatchConfig {
+        start: fen("4k4/9/9/9/9/p8/9/9/9/R2K5 w - - 0 1"),
+        move_limit: NonZeroU32::new(4),
+        ..MatchConfig::default()
+    });
+    h.play("d0d1 e9e8 a0a4");
+    assert_eq!(h.game.position().halfmoves(), 0);
+    h.play("e8e9 d1d0 e9e8");
+    assert_eq!(h.result(), None);
+    h.play("d0d1");
+    assert_eq!(h.result(), draw(DrawReason::MoveLimit));
+}
+
+#[test]
+fn time_used_is_charged_to_the_side_on_move_with_increment() {
+    let mut h = Harness::new(timed(10, 2));
+    assert_eq!(h.game.poll_timeout(), Some(Timestamp::from_millis(10_000)));
+    h.advance_to(3_000);
+    h.play("h2e2");
+    assert!(matches!(
+        h.events()[..],
+        [Event::MovePlayed { clocks, .. }] if clocks == secs(9, 10)
+    ));
+    assert_eq!(h.game.poll_timeout(), Some(Timestamp::from_millis(13_000)));
+    h.advance_to(8_000);
+    h.play("h9g7");
+    assert_eq!(h.game.clocks(h.at()), secs(9, 7));
+    assert_eq!(h.game.poll_timeout(), Some(Timestamp::from_millis(17_000)));
+    h.game.handle_timeout(Timestamp::from_millis(16_999));
+    assert_eq!(h.result(), None);
+    h.game.handle_timeout(Timestamp::from_millis(17_000));
+    assert_eq!(h.result(), win(BLACK, WinReason::TimeForfeit));
+    assert_eq!(h.game.clocks(h.at()), secs(0, 7));
+    assert_eq!(h.game.poll_timeout(), None);
+}
+
+#[test]
+fn a_move_after_the_deadline_loses_on_time() {
+    let mut h = Harness::new(timed(10, 0));
+    let late = Command::Play {
+        by: RED,
+        mv: mv("h2e2"),
+    };
+    assert_eq!(
+        h.game.handle(Timestamp::from_millis(10_500), late),
+        Err(CommandError::GameFinished)
+    );
+    assert_eq!(h.result(), win(BLACK, WinReason::TimeForfeit));
+    assert_eq!(
+        h.events(),
+        [Event::GameOver(GameResult::Win {
+            winner: BLACK,
+            reason: WinReason::TimeForfeit
+        })]
+    );
+    assert!(h.game.moves().is_empty());
+}
+
+#[test]
+fn undo_does_not_turn_the_clocks_back() {
+    let mut h = Harness::new(timed(10, 2));
+    h.advance_to(1_000);
+    h.play("h2e2");
+    h.advance_to(3_000);
+    h.play("h9g7");
+    h.advance_to(4_000);
+    h.cmd(Command::RequestUndo { by: RED });
+    h.advance_to(6_000);
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    // Red: 10 - 1 + 2 - 3 (thinking until the answer); Black: 10 - 2 + 2.
+    assert!(h.events().contains(&Event::UndoApplied {
+        by: RED,
+        plies: 2,
+        clocks: secs(8, 10),
+    }));
+    assert_eq!(h.game.turn(), RED);
+    assert_eq!(h.game.poll_timeout(), Some(Timestamp::from_millis(14_000)));
+}
+
+#[test]
+fn a_draw_offer_is_accepted_declined_withdrawn_or_lapses() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.cmd(Command::OfferDraw { by: RED });
+    assert_eq!(
+        h.try_cmd(Command::OfferDraw { by: BLACK }),
+        Err(CommandError::DrawAlreadyOffered)
+    );
+    assert_eq!(
+        h.try_cmd(Command::AnswerDraw {
+            by: RED,
+            accept: true
+        }),
+        Err(CommandError::CannotAnswerOwnRequest)
+    );
+    assert_eq!(
+        h.try_cmd(Command::WithdrawDraw { by: BLACK }),
+        Err(CommandError::NotYourRequest)
+    );
+    // The offerer's own move does not end its offer; the opponent's does.
+    h.play("h2e2");
+    assert_eq!(h.game.pending_draw(), Some(RED));
+    h.play("h9g7");
+    assert_eq!(h.game.pending_draw(), None);
+    assert!(h.events().ends_with(&[Event::DrawLapsed]));
+
+    h.cmd(Command::OfferDraw { by: RED });
+    h.cmd(Command::WithdrawDraw { by: RED });
+    h.cmd(Command::OfferDraw { by: RED });
+    h.cmd(Command::AnswerDraw {
+        by: BLACK,
+        accept: false,
+    });
+    assert_eq!(
+        h.events(),
+        [
+            Event::DrawOffered { by: RED },
+            Event::DrawWithdrawn { by: RED },
+            Event::DrawOffered { by: RED },
+            Event::DrawDeclined { by: BLACK },
+        ]
+    );
+    assert_eq!(
+        h.try_cmd(Command::AnswerDraw {
+            by: BLACK,
+            accept: true
+        }),
+        Err(CommandError::NoPendingDraw)
+    );
+    h.cmd(Command::OfferDraw { by: BLACK });
+    h.cmd(Command::AnswerDraw {
+        by: RED,
+        accept: true,
+    });
+    assert_eq!(h.result(), draw(DrawReason::Agreement));
+}
+
+#[test]
+fn resignation_and_abandonment_lose_at_once() {
+    let mut h = Harness::new(MatchConfig::default());
+    h.cmd(Command::Resign { by: RED });
+    assert_eq!(h.result(), win(BLACK, WinReason::Resignation));
+
+    let mut h = Harness::new(MatchConfig::default());
+    h.play("h2e2");
+    h.cmd(Command::Abandon { by: RED });
+    assert_eq!(h.result(), win(BLACK, WinReason::Abandonment));
+}
+
+#[test]
+fn a_rematch_swaps_colours_and_keeps_the_config() {
+    let mut h = Harness::new(timed(300, 5));
+    assert_eq!(
+        h.game.rematch(Timestamp::from_millis(1)),
+        Err(RematchError::Ongoing)
+    );
+    assert_eq!(h.game.color_of(Seat::First), RED);
+    h.play("h2e2");
+    h.cmd(Command::Resign { by: BLACK });
+    let rematch = h
+        .game
+        .rematch(Timestamp::from_millis(9_000))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rematch.color_of(Seat::First), BLACK);
+    assert_eq!(rematch.seat_of(RED), Seat::Second);
+    assert_eq!(rematch.config(), h.game.config());
+    assert_eq!(rematch.status(), Status::Ongoing);
+    assert!(rematch.moves().is_empty());
+    assert_eq!(
+        rematch.poll_timeout(),
+        Some(Timestamp::from_millis(309_000))
+    );
+    let mut back = rematch;
+    back.handle(Timestamp::from_millis(9_000), Command::Resign { by: RED })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let third = back
+        .rematch(Timestamp::from_millis(9_000))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(third.color_of(Seat::First), RED);
+}
+
+#[test]
+fn paused_clocks_survive_a_restart() {
+    let mut h = Harness::new(timed(10, 2));
+    h.advance_to(2_000);
+    h.play("h2e2");
+    h.advance_to(5_000);
+    h.cmd(Command::PauseClocks);
+    assert_eq!(
+        h.try_cmd(Command::PauseClocks),
+        Err(CommandError::ClocksAlreadyPaused)
+    );
+    assert_eq!(h.game.poll_timeout(), None);
+    assert_eq!(h.game.clocks(Timestamp::from_millis(999_999)), secs(10, 7));
+    h.events();
+
+    // The relay goes down; its new monotonic clock starts near zero.
+    let mut restored = Match::from_journal(h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(restored, h.game);
+    let resumed_at = Timestamp::from_millis(100);
+    restored
+        .handle(resumed_at, Command::ResumeClocks)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        restored.poll_event(),
+        Some(Event::ClocksResumed {
+            clocks: ByColor {
+                red: Duration::from_secs(10),
+                black: Duration::from_secs(7)
+            }
+        })
+    );
+    assert_eq!(restored.poll_timeout(), Some(Timestamp::from_millis(7_100)));
+    let reply = Command::Play {
+        by: BLACK,
+        mv: mv("h9g7"),
+    };
+    restored
+        .handle(Timestamp::from_millis(1_100), reply)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(restored.clocks(Timestamp::from_millis(1_100)), secs(10, 8));
+}
+
+#[test]
+fn after_a_crash_time_since_the_last_input_is_not_charged() {
+    let mut h = Harness::new(timed(10, 0));
+    h.advance_to(2_000);
+    h.play("h2e2");
+    let mut restored = Match::from_journal(h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
+    restored
+        .handle(Timestamp::from_millis(50), Command::ResumeClocks)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(restored.clocks(Timestamp::from_millis(50)), secs(8, 10));
+    assert_eq!(
+        restored.poll_timeout(),
+        Some(Timestamp::from_millis(10_050))
+    );
+    // A new origin far ahead of the old deadline re-bases the clocks without a flag.
+    let mut ahead = Match::from_journal(h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
+    ahead
+        .handle(Timestamp::from_millis(1_000_000), Command::ResumeClocks)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ahead.status(), Status::Ongoing);
+    assert_eq!(
+        ahead.poll_timeout(),
+        Some(Timestamp::from_millis(1_010_000))
+    );
+    // The restored match rebuilds too, resumption included.
+    let again = Match::from_journal(restored.journal()).unwrap_or_else(|e| panic!("{e}"));
+    restored.events.clear();
+    assert_eq!(again, restored);
+}
+
+#[test]
+fn untimed_matches_have_no_clocks_to_pause() {
+    let mut h = Harness::new(MatchConfig::default());
+    assert_eq!(h.game.clocks(h.at()), None);
+    assert_eq!(h.game.poll_timeout(), None);
+    assert_eq!(h.try_cmd(Command::PauseClocks), Err(CommandError::NoClocks));
+    assert_eq!(
+        h.try_cmd(Command::ResumeClocks),
+        Err(CommandError::NoClocks)
+    );
+}
+
+#[test]
+fn the_journal_rebuilds_the_match_and_refuses_tampering() {
+    let mut h = Harness::new(timed(10, 1));
+    h.advance_to(1_000);
+    h.play("h2e2 h9g7");
+    h.cmd(Command::RequestUndo { by: BLACK });
+    h.cmd(Command::AnswerUndo {
+        by: RED,
+        accept: true,
+    });
+    h.advance_to(30_000);
+    h.game.handle_timeout(h.at());
+    assert_eq!(h.result(), win(RED, WinReason::TimeForfeit));
+    h.events();
+    let journal = h.game.journal().clone();
+    assert_eq!(journal.entries.last().map(|e| e.input), Some(Input::Flag));
+    assert_eq!(Match::from_journal(&journal), Ok(h.game.clone()));
+
+    let mut tampered = journal.clone();
+    tampered.entries[0].input = Input::Command(Command::Play {
+        by: RED,
+        mv: mv("a0a5"),
+    });
+    assert!(matches!(
+        Match::from_journal(&tampered),
+        Err(RebuildError::Refused {
+            index: 0,
+            error: CommandError::IllegalMove(_)
+        })
+    ));
+    let mut early = journal;
+    if let Some(flag) = early.entries.last_mut() {
+        flag.at = Timestamp::from_millis(1_000);
+    }
+    let last = early.entries.len() - 1;
+    assert_eq!(
+        Match::from_journal(&early),
+        Err(RebuildError::NoFlag { index: last })
+    );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn the_journal_survives_serialization() {
+    let mut h = Harness::from_fen(RED_CHECKS);
+    h.play("a8a9 e9e8");
+    h.cmd(Command::OfferDraw { by: RED });
+    let config = bincode::config::standard();
+    let bytes =
+        bincode::serde::encode_to_vec(h.game.journal(), config).unwrap_or_else(|e| panic!("{e}"));
+    let (journal, _): (Journal, _) =
+        bincode::serde::decode_from_slice(&bytes, config).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(&journal, h.game.journal());
+    let events = h.events();
+    let bytes = bincode::serde::encode_to_vec(&events, config).unwrap_or_else(|e| panic!("{e}"));
+    let (decoded, _): (Vec<Event>, _) =
+        bincode::serde::decode_from_slice(&bytes, config).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(decoded, events);
+}

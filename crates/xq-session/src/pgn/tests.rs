@@ -1,0 +1,205 @@
+//! PGN writing and reading.
+
+use xq_rules::{Outcome, Square};
+
+use super::*;
+use crate::{Command, Match, MatchConfig, Timestamp};
+
+const GOLDEN: &str = r#"[Game "Chinese Chess"]
+[Event "Casual game"]
+[Site "?"]
+[Date "2024.05.01"]
+[Red "Alice"]
+[Black "Bob \"the Cannon\""]
+[Result "1-0"]
+[Termination "resignation"]
+
+1. h2e2 h9g7 2. h0g2 i9h9 1-0
+"#;
+
+fn parsed(text: &str) -> Record {
+    parse(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error(text: &str) -> PgnError {
+    match parse(text) {
+        Ok(record) => panic!("parsed {record:?}"),
+        Err(err) => err,
+    }
+}
+
+fn short_game() -> Record {
+    let now = Timestamp::from_millis(0);
+    let mut game = Match::new(MatchConfig::default(), now);
+    for text in ["h2e2", "h9g7", "h0g2", "i9h9"] {
+        let iccs: Iccs = text.parse().unwrap_or_else(|e| panic!("{e}"));
+        let by = game.turn();
+        let mv = Move::new(iccs.from, iccs.to);
+        game.handle(now, Command::Play { by, mv })
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    game.handle(now, Command::Resign { by: Color::Black })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut record = game.record();
+    record.tags = Tags {
+        event: Some("Casual game".into()),
+        site: None,
+        date: Some("2024.05.01".into()),
+        red: Some("Alice".into()),
+        black: Some("Bob \"the Cannon\"".into()),
+        other: Vec::new(),
+    };
+    record
+}
+
+#[test]
+fn writes_the_golden_record() {
+    assert_eq!(write(&short_game(), MoveFormat::Iccs), GOLDEN);
+}
+
+#[test]
+fn reads_back_what_it_writes() {
+    let record = short_game();
+    assert_eq!(parsed(GOLDEN), record);
+}
+
+#[test]
+fn writes_the_start_position_and_black_first_numbers() {
+    let start = "4k4/9/9/9/9/9/9/9/9/3K5 b - - 0 7";
+    let text = format!("[FEN \"{start}\"]\n\n7... e9e8 8. d0d1 *\n");
+    let record = parsed(&text);
+    assert_eq!(record.moves().len(), 2);
+    assert_eq!(record.outcome(), None);
+    let written = write(&record, MoveFormat::Iccs);
+    assert!(
+        written.contains(&format!("[FEN \"{start}\"]\n")),
+        "{written}"
+    );
+    assert!(written.contains("[Result \"*\"]\n"), "{written}");
+    assert!(written.ends_with("\n\n7... e9e8 8. d0d1 *\n"), "{written}");
+    assert!(!write(&short_game(), MoveFormat::Iccs).contains("[FEN"));
+}
+
+#[test]
+fn wraps_long_movetext() {
+    // Horses out and back, twelve times.
+    let moves: String = (0..12)
+        .map(|i| format!("{}. h0g2 h9g7 {}. g2h0 g7h9 ", 2 * i + 1, 2 * i + 2))
+        .chain(["*".to_owned()])
+        .collect();
+    let record = parsed(&moves);
+    assert_eq!(record.moves().len(), 48);
+    let written = write(&record, MoveFormat::Iccs);
+    let movetext: Vec<&str> = written
+        .lines()
+        .skip_while(|l| !l.is_empty())
+        .skip(1)
+        .collect();
+    assert!(movetext.len() > 3, "{written}");
+    assert!(movetext.iter().all(|line| line.len() <= 79), "{written}");
+    assert_eq!(parsed(&written), record);
+}
+
+#[test]
+fn skips_comments_variations_numbers_and_annotations() {
+    let text = "\
+[Event \"Annotated\"]
+[Round \"3\"]
+% an escaped line
+{A comment
+over two lines} 1. H2-E2! {centre} h9g7 ; the usual reply
+2.h0g2 $1 (2. h0i2 (2. b0c2) i9h9) 2... i9h9?! 1/2-1/2
+";
+    let record = parsed(text);
+    assert_eq!(record.moves().len(), 4);
+    assert_eq!(record.moves()[0], Move::new(Square::H2, Square::E2));
+    assert_eq!(record.outcome(), Some(Outcome::Draw));
+    assert_eq!(record.result(), None);
+    assert_eq!(record.tags.event.as_deref(), Some("Annotated"));
+    assert_eq!(record.tags.other, [("Round".to_owned(), "3".to_owned())]);
+}
+
+#[test]
+fn errors_name_the_line_and_the_move() {
+    assert_eq!(
+        error("1. h2e2 h9g7\n2. h0g2 h9g7 *"),
+        PgnError::IllegalMove {
+            line: 2,
+            number: MoveNumber {
+                number: 2,
+                by: Color::Black
+            },
+            text: "h9g7".into(),
+            reason: IllegalMove::NoPiece(Square::H9),
+        }
+    );
+    let err = error("[Event \"x\"]\n\n1. h2e2 h9g7\n2. h0g2 zz99 *");
+    assert_eq!(err.to_string(), "line 4: move 2... 'zz99' is not a move");
+    assert_eq!(
+        error("1. h2e2\n\n1-0 2. h0g2"),
+        PgnError::TrailingText {
+            line: 3,
+            text: "2.".into()
+        }
+    );
+    assert_eq!(error("1. h2e2 h9g7\n"), PgnError::MissingResult { line: 2 });
+    assert_eq!(
+        error("[Event \"x]\n1. h2e2 *"),
+        PgnError::MalformedTag { line: 1 }
+    );
+    assert_eq!(
+        error("1. h2e2\n[Event \"x\"]\n*"),
+        PgnError::TagAmongMoves { line: 2 }
+    );
+    assert_eq!(
+        error("1. h2e2 {oops\n\n*"),
+        PgnError::Unclosed { line: 1, open: '{' }
+    );
+    assert_eq!(
+        error("1. h2e2\n(1. b2e2 *"),
+        PgnError::Unclosed { line: 2, open: '(' }
+    );
+    assert_eq!(error("1. h2e2 ) *"), PgnError::UnmatchedParen { line: 1 });
+    assert!(matches!(
+        error("[FEN \"not a fen\"]\n*"),
+        PgnError::BadFen { line: 1, .. }
+    ));
+    assert!(matches!(
+        error("[FEN \"9/9/9/9/9/9/9/9/9/4K4 w\"]\n*"),
+        PgnError::ImpossibleFen { line: 1, .. }
+    ));
+}
+
+#[test]
+fn the_result_must_agree_with_its_tags() {
+    assert_eq!(
+        error("[Result \"1-0\"]\n1. h2e2 0-1"),
+        PgnError::ResultMismatch {
+            line: 2,
+            token: "0-1".into(),
+            tag: "1-0".into()
+        }
+    );
+    assert_eq!(
+        error("[Termination \"checkmate\"]\n1. h2e2 1/2-1/2"),
+        PgnError::TerminationMismatch {
+            line: 2,
+            termination: "checkmate".into(),
+            token: "1/2-1/2".into()
+        }
+    );
+    let record = parsed("[Termination \"Perpetual Check\"]\n1. h2e2 0-1");
+    assert_eq!(
+        record.result(),
+        Some(GameResult::Win {
+            winner: Color::Black,
+            reason: WinReason::PerpetualCheck
+        })
+    );
+    let record = parsed("[Termination \"normal\"]\n1. h2e2 0-1");
+    assert_eq!(record.result(), None);
+    assert_eq!(
+        record.tags.other,
+        [("Termination".to_owned(), "normal".to_owned())]
+    );
+}

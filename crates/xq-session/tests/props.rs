@@ -1,0 +1,179 @@
+//! Properties of random matches driven by random, often invalid, command sequences.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+use xq_rules::{Color, Move, Position, Square};
+use xq_session::pgn::{self, MoveFormat};
+use xq_session::{Command, Event, Match, MatchConfig, Replay, TimeControl, Timestamp, UndoPolicy};
+
+/// One step of a random session. Seats are chosen relative to the side to move so that both
+/// valid and invalid commands come up often.
+#[derive(Clone, Debug)]
+enum Action {
+    /// The side to move plays its `n`-th legal move (modulo their number).
+    Play(usize),
+    /// Anyone plays between two arbitrary points, almost always illegal.
+    Wild(bool, u8, u8),
+    RequestUndo(bool),
+    WithdrawUndo(bool),
+    AnswerUndo(bool, bool),
+    OfferDraw(bool),
+    WithdrawDraw(bool),
+    AnswerDraw(bool, bool),
+    /// Resigns, but only when the gate is 0, so that most games run longer.
+    Resign(bool, u8),
+    /// Abandons, but only when the gate is 0.
+    Abandon(bool, u8),
+    Pause,
+    Resume,
+    /// Time passes, then the timer fires if it is due.
+    Wait(u16),
+}
+
+fn action() -> impl Strategy<Value = Action> {
+    let seat = any::<bool>;
+    prop_oneof![
+        40 => any::<usize>().prop_map(Action::Play),
+        2 => (seat(), 0..90u8, 0..90u8).prop_map(|(s, a, b)| Action::Wild(s, a, b)),
+        6 => seat().prop_map(Action::RequestUndo),
+        1 => seat().prop_map(Action::WithdrawUndo),
+        8 => (seat(), prop::bool::weighted(0.75)).prop_map(|(s, a)| Action::AnswerUndo(s, a)),
+        2 => seat().prop_map(Action::OfferDraw),
+        1 => seat().prop_map(Action::WithdrawDraw),
+        2 => (seat(), prop::bool::weighted(0.15)).prop_map(|(s, a)| Action::AnswerDraw(s, a)),
+        1 => (seat(), 0..10u8).prop_map(|(s, gate)| Action::Resign(s, gate)),
+        1 => (seat(), 0..10u8).prop_map(|(s, gate)| Action::Abandon(s, gate)),
+        1 => Just(Action::Pause),
+        1 => Just(Action::Resume),
+        3 => (0..4_000u16).prop_map(Action::Wait),
+    ]
+}
+
+fn config() -> impl Strategy<Value = MatchConfig> {
+    let time_control = prop_oneof![
+        Just(TimeControl::Untimed),
+        (5..60u64, 0..5u64).prop_map(|(base, inc)| TimeControl::Increment {
+            base: Duration::from_secs(base),
+            increment: Duration::from_secs(inc),
+        }),
+    ];
+    let undo = prop_oneof![
+        Just(UndoPolicy::Unlimited),
+        (0..3u32).prop_map(UndoPolicy::PerSeat),
+        Just(UndoPolicy::Forbidden),
+    ];
+    (time_control, undo).prop_map(|(time_control, undo)| {
+        let mut config = MatchConfig::default();
+        config.time_control = time_control;
+        config.undo = undo;
+        config
+    })
+}
+
+/// The seat `to_move` names: the side to move, or the other one.
+fn seat(game: &Match, to_move: bool) -> Color {
+    if to_move { game.turn() } else { !game.turn() }
+}
+
+fn command(game: &Match, action: &Action) -> Option<Command> {
+    Some(match *action {
+        Action::Play(n) => {
+            let moves = game.position().legal_moves();
+            let mv = *moves.get(n % moves.len().max(1))?;
+            Command::Play {
+                by: game.turn(),
+                mv,
+            }
+        }
+        Action::Wild(to_move, from, to) => Command::Play {
+            by: seat(game, to_move),
+            mv: Move::new(Square::from_index(from)?, Square::from_index(to)?),
+        },
+        Action::RequestUndo(s) => Command::RequestUndo { by: seat(game, s) },
+        Action::WithdrawUndo(s) => Command::WithdrawUndo { by: seat(game, s) },
+        Action::AnswerUndo(s, accept) => Command::AnswerUndo {
+            by: seat(game, s),
+            accept,
+        },
+        Action::OfferDraw(s) => Command::OfferDraw { by: seat(game, s) },
+        Action::WithdrawDraw(s) => Command::WithdrawDraw { by: seat(game, s) },
+        Action::AnswerDraw(s, accept) => Command::AnswerDraw {
+            by: seat(game, s),
+            accept,
+        },
+        Action::Resign(s, 0) => Command::Resign { by: seat(game, s) },
+        Action::Abandon(s, 0) => Command::Abandon { by: seat(game, s) },
+        Action::Resign(..) | Action::Abandon(..) => return None,
+        Action::Pause => Command::PauseClocks,
+        Action::Resume => Command::ResumeClocks,
+        Action::Wait(_) => return None,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn random_sessions_keep_their_invariants(
+        config in config(),
+        actions in prop::collection::vec(action(), 0..200),
+    ) {
+        let mut now = 0u64;
+        let mut game = Match::new(config, Timestamp::from_millis(now));
+        // The positions after each ply, kept from the events alone.
+        let mut seen = vec![Position::startpos()];
+
+        for action in &actions {
+            now += 250;
+            let at = Timestamp::from_millis(now);
+            if let Action::Wait(millis) = action {
+                now += u64::from(*millis);
+                game.handle_timeout(Timestamp::from_millis(now));
+            } else if let Some(command) = command(&game, action) {
+                game.handle_timeout(at);
+                let before = game.clone();
+                if game.handle(at, command).is_err() {
+                    prop_assert_eq!(&game, &before, "refused {:?} changed the match", command);
+                }
+            }
+            while let Some(event) = game.poll_event() {
+                match event {
+                    Event::MovePlayed { ply, .. } => {
+                        seen.push(game.position().clone());
+                        prop_assert_eq!(ply, seen.len() - 1);
+                    }
+                    Event::UndoApplied { plies, .. } => {
+                        seen.truncate(seen.len() - plies);
+                        prop_assert_eq!(seen.last(), Some(game.position()));
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(last) = seen.last() {
+                prop_assert_eq!(last, game.position());
+            }
+        }
+
+        // The record round-trips through PGN.
+        let record = game.record();
+        let text = pgn::write(&record, MoveFormat::Iccs);
+        let read = pgn::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(read.final_position(), game.position().clone());
+        prop_assert_eq!(read.outcome(), game.status().result().map(|r| r.outcome()));
+        prop_assert_eq!(read.result(), game.status().result());
+        prop_assert_eq!(&read, &record);
+
+        // A replay walks the same positions forward and back.
+        let mut replay = Replay::new(read);
+        prop_assert!(replay.seek(replay.len()));
+        prop_assert_eq!(replay.position(), game.position());
+        while replay.back() {}
+        prop_assert_eq!(replay.position(), &Position::startpos());
+
+        // The journal rebuilds the same match.
+        let rebuilt = Match::from_journal(game.journal())
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(rebuilt, game);
+    }
+}
