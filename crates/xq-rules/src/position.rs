@@ -73,6 +73,7 @@ pub enum PositionError {
 
 /// Why a move is not legal in a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum IllegalMove {
     /// No piece stands on the origin.
     #[error("no piece on {0}")]

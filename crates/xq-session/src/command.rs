@@ -74,6 +74,7 @@ pub enum Command {
 
 /// Why a command was refused. A refused command changes nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum CommandError {
     /// The game is over (perhaps just now: a flag that fell before the command arrived ends the

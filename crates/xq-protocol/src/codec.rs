@@ -1,0 +1,118 @@
+//! The one codec: a version byte, then the message in bincode's standard configuration.
+//!
+//! Decoding is bounded: no frame over [`MAX_FRAME_SIZE`] is looked at, no length inside one can
+//! claim more than that, and bytes left over after the message are an error (bincode itself
+//! would ignore them silently).
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::PROTOCOL_VERSION;
+
+/// The largest frame the codec writes or reads, in bytes (the transports' default limit too).
+pub const MAX_FRAME_SIZE: usize = 64 * 1024;
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<MAX_FRAME_SIZE>()
+}
+
+/// Why a message could not be encoded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The encoded message would exceed [`MAX_FRAME_SIZE`].
+    #[error("message of {len} bytes exceeds the frame limit of {MAX_FRAME_SIZE}")]
+    TooLarge {
+        /// The encoded size.
+        len: usize,
+    },
+    /// The serializer failed.
+    #[error(transparent)]
+    Bincode(#[from] bincode::error::EncodeError),
+}
+
+/// Why a frame is not a valid message. Peers are hostile: every way a frame can be wrong is an
+/// error here, never a panic.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The frame is empty.
+    #[error("empty frame")]
+    Empty,
+    /// The frame is larger than [`MAX_FRAME_SIZE`].
+    #[error("frame of {len} bytes exceeds the limit of {MAX_FRAME_SIZE}")]
+    TooLarge {
+        /// The frame's size.
+        len: usize,
+    },
+    /// The frame was written by another protocol version.
+    #[error("protocol version {found} (this side speaks {PROTOCOL_VERSION})")]
+    Version {
+        /// The version byte found.
+        found: u8,
+    },
+    /// The bytes are not a message: unknown tag, bad length, invalid value, or cut short.
+    #[error("malformed message: {0}")]
+    Malformed(#[from] bincode::error::DecodeError),
+    /// The message ended before the frame did.
+    #[error("{extra} unexpected bytes after the message")]
+    TrailingBytes {
+        /// How many bytes were left.
+        extra: usize,
+    },
+}
+
+/// Appends the frame for `msg` to `out`.
+///
+/// # Errors
+///
+/// [`EncodeError::TooLarge`] if the frame would exceed [`MAX_FRAME_SIZE`]; `out` is then left
+/// as it was.
+pub fn encode<M: Serialize>(msg: &M, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let start = out.len();
+    out.push(PROTOCOL_VERSION);
+    let written = bincode::serde::encode_into_std_write(msg, out, bincode::config::standard());
+    let len = out.len() - start;
+    match written {
+        Ok(_) if len <= MAX_FRAME_SIZE => Ok(()),
+        Ok(_) => {
+            out.truncate(start);
+            Err(EncodeError::TooLarge { len })
+        }
+        Err(err) => {
+            out.truncate(start);
+            Err(err.into())
+        }
+    }
+}
+
+/// Encodes `msg` into a new frame.
+///
+/// # Errors
+///
+/// As [`encode`].
+pub fn to_frame<M: Serialize>(msg: &M) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    encode(msg, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes one message from a whole frame.
+///
+/// # Errors
+///
+/// A [`DecodeError`] saying what is wrong with the frame.
+pub fn decode<M: DeserializeOwned>(frame: &[u8]) -> Result<M, DecodeError> {
+    if frame.len() > MAX_FRAME_SIZE {
+        return Err(DecodeError::TooLarge { len: frame.len() });
+    }
+    let (&version, body) = frame.split_first().ok_or(DecodeError::Empty)?;
+    if version != PROTOCOL_VERSION {
+        return Err(DecodeError::Version { found: version });
+    }
+    let (msg, used) = bincode::serde::decode_from_slice(body, config())?;
+    match body.len() - used {
+        0 => Ok(msg),
+        extra => Err(DecodeError::TrailingBytes { extra }),
+    }
+}

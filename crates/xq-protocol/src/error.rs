@@ -1,0 +1,58 @@
+//! Typed refusals and disconnect reasons.
+
+use serde::{Deserialize, Serialize};
+use xq_session::CommandError;
+
+/// Why the relay refused a request (sent in [`crate::ServerMsg::Error`]; the connection stays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A message other than hello came first, or a second hello came.
+    HelloExpected,
+    /// No room has this code.
+    RoomNotFound,
+    /// Both seats of the room are taken.
+    RoomFull,
+    /// The connection is already in a room.
+    AlreadyInRoom,
+    /// The request needs a room and the connection is in none.
+    NotInRoom,
+    /// Spectators cannot send commands.
+    Spectator,
+    /// The command names the other seat's colour.
+    NotYourSeat,
+    /// The command is one only the relay may issue (abandonment, clock pauses).
+    ReservedCommand,
+    /// The match session refused the command.
+    Rejected(CommandError),
+    /// A rematch needs a finished game.
+    GameNotOver,
+    /// The resume token is unknown or its grace period is over.
+    ResumeRefused,
+    /// This connection has created too many rooms.
+    TooManyRooms,
+    /// The frame could not be decoded.
+    Malformed,
+}
+
+/// Why the relay closed a connection (sent in [`crate::ServerMsg::Disconnect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum DisconnectReason {
+    /// The client speaks another protocol version.
+    VersionMismatch,
+    /// The client sent faster than its rate limit allows.
+    RateLimited,
+    /// The room (or the relay) has no place left.
+    RoomFull,
+    /// What the client asked for does not exist.
+    NotFound,
+    /// The relay's operator removed the client.
+    Kicked,
+    /// The relay is shutting down.
+    ShuttingDown,
+    /// The client sent frames that do not decode.
+    Malformed,
+    /// The client sent nothing for too long.
+    Idle,
+}

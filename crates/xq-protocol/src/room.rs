@@ -1,0 +1,149 @@
+//! Rooms: join codes, resume tokens and the options a room is created with.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use xq_session::{TimeControl, UndoPolicy};
+
+/// The symbols of a join code: upper-case letters and digits without the look-alikes
+/// `0 O 1 I L`, so a code read aloud or from a screen is hard to get wrong.
+const ALPHABET: &[u8; 31] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/// A room's short join code, six symbols such as `K7QX3M`. Parsing accepts lower case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RoomCode([u8; Self::LEN]);
+
+/// A text that is not a join code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid room code (six letters and digits, without 0 O 1 I L)")]
+pub struct ParseRoomCodeError;
+
+impl RoomCode {
+    /// The number of symbols in a code.
+    pub const LEN: usize = 6;
+
+    /// The code for a number (the relay draws the number at random; 31⁶ ≈ 887 million codes).
+    #[must_use]
+    pub fn from_u64(mut n: u64) -> Self {
+        let mut code = [0; Self::LEN];
+        for symbol in &mut code {
+            *symbol = ALPHABET[(n % ALPHABET.len() as u64) as usize];
+            n /= ALPHABET.len() as u64;
+        }
+        Self(code)
+    }
+
+    /// The code as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        // Every byte comes from ALPHABET, which is ASCII.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl FromStr for RoomCode {
+    type Err = ParseRoomCodeError;
+
+    fn from_str(text: &str) -> Result<Self, ParseRoomCodeError> {
+        let bytes = text.as_bytes();
+        if bytes.len() != Self::LEN {
+            return Err(ParseRoomCodeError);
+        }
+        let mut code = [0; Self::LEN];
+        for (symbol, byte) in code.iter_mut().zip(bytes) {
+            let upper = byte.to_ascii_uppercase();
+            if !ALPHABET.contains(&upper) {
+                return Err(ParseRoomCodeError);
+            }
+            *symbol = upper;
+        }
+        Ok(Self(code))
+    }
+}
+
+impl TryFrom<String> for RoomCode {
+    type Error = ParseRoomCodeError;
+
+    fn try_from(text: String) -> Result<Self, ParseRoomCodeError> {
+        text.parse()
+    }
+}
+
+impl From<RoomCode> for String {
+    fn from(code: RoomCode) -> Self {
+        code.as_str().to_string()
+    }
+}
+
+impl fmt::Display for RoomCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A secret that lets a player take back its seat after a disconnect, on any transport.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ResumeToken(pub [u8; 16]);
+
+impl fmt::Debug for ResumeToken {
+    /// Never prints the secret itself, so tokens stay out of logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ResumeToken(..)")
+    }
+}
+
+/// Which colour the creator of a room takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SeatChoice {
+    /// Red, who moves first.
+    Red,
+    /// Black.
+    Black,
+    /// Drawn by the relay.
+    #[default]
+    Random,
+}
+
+/// How a room's matches are played.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomOptions {
+    /// The clocks.
+    pub time_control: TimeControl,
+    /// Whether and how often a player may take moves back.
+    pub undo: UndoPolicy,
+    /// The creator's colour (ignored by quick match, which draws it).
+    pub seat: SeatChoice,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_refuse_look_alikes() {
+        for n in [0, 1, 30, 31, 887_503_680, u64::MAX] {
+            let code = RoomCode::from_u64(n);
+            assert_eq!(code.to_string().parse::<RoomCode>(), Ok(code));
+            assert_eq!(
+                code.to_string().to_lowercase().parse::<RoomCode>(),
+                Ok(code)
+            );
+        }
+        assert_eq!(
+            "AAAAAA".parse::<RoomCode>().map(|c| c.to_string()),
+            Ok("AAAAAA".into())
+        );
+        for bad in [
+            "", "ABCDE", "ABCDEFG", "ABCDE0", "ABCDEO", "ABCDE1", "ABCDEI", "ABCDEL", "ABCDÉ",
+        ] {
+            assert_eq!(bad.parse::<RoomCode>(), Err(ParseRoomCodeError), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn tokens_stay_out_of_debug_output() {
+        assert_eq!(format!("{:?}", ResumeToken([7; 16])), "ResumeToken(..)");
+    }
+}

@@ -1,0 +1,46 @@
+//! The whole state of a room, for joins and resumes.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use xq_rules::{ByColor, Color, Move};
+use xq_session::{MatchConfig, Status, UndoRequest};
+
+use crate::RoomCode;
+
+/// Everything a client needs to mirror a room: replaying `moves` from `config.start` gives the
+/// position, and events numbered from `next_seq` on continue from it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The room's join code.
+    pub code: RoomCode,
+    /// The match's configuration, including its start position.
+    pub config: MatchConfig,
+    /// The moves played so far, in order.
+    pub moves: Vec<Move>,
+    /// Time left on each clock when the snapshot was taken (`None` for untimed matches).
+    pub clocks: Option<ByColor<Duration>>,
+    /// Whether the clock of the side to move is running.
+    pub clocks_running: bool,
+    /// An undo request waiting for an answer.
+    pub pending_undo: Option<UndoRequest>,
+    /// The colour whose draw offer waits for an answer.
+    pub pending_draw: Option<Color>,
+    /// Whether the game goes on, and its result if not.
+    pub status: Status,
+    /// Who sits where.
+    pub seats: ByColor<SeatInfo>,
+    /// The colour that has asked for a rematch, if one has.
+    pub rematch_requested: Option<Color>,
+    /// The sequence number the next event will carry.
+    pub next_seq: u64,
+}
+
+/// One seat of a room.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// Whether a player holds the seat.
+    pub taken: bool,
+    /// Whether that player is connected now.
+    pub connected: bool,
+}

@@ -1,0 +1,54 @@
+//! Frozen encodings: if one of these changes, the wire format changed, and old peers break.
+//! Change them only together with `PROTOCOL_VERSION`.
+
+use xq_protocol::{
+    ClientMsg, DisconnectReason, ErrorCode, RoomOptions, SeatChoice, ServerMsg, codec,
+};
+use xq_rules::{Color, Move, Square};
+use xq_session::{Command, CommandError, TimeControl, UndoPolicy};
+
+fn hex(msg: &impl serde::Serialize) -> String {
+    let frame = codec::to_frame(msg).unwrap_or_else(|e| panic!("{e}"));
+    frame.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn client_messages_keep_their_bytes() {
+    let hello = ClientMsg::Hello {
+        version: 1,
+        client: "xq".into(),
+        resume: None,
+    };
+    assert_eq!(hex(&hello), "010001027871 00".replace(' ', ""));
+    let play = ClientMsg::Command(Command::Play {
+        by: Color::Red,
+        mv: Move::new(Square::H2, Square::E2),
+    });
+    assert_eq!(hex(&play), "010500001916");
+    let create = ClientMsg::CreateRoom(RoomOptions {
+        time_control: TimeControl::Untimed,
+        undo: UndoPolicy::PerSeat(3),
+        seat: SeatChoice::Black,
+    });
+    assert_eq!(hex(&create), "010100020301");
+    assert_eq!(
+        hex(&ClientMsg::JoinRoom {
+            code: "K7QX3M".parse().unwrap_or_else(|e| panic!("{e}"))
+        }),
+        "0102064b375158334d"
+    );
+}
+
+#[test]
+fn server_messages_keep_their_bytes() {
+    let refused = ServerMsg::Error {
+        code: ErrorCode::Rejected(CommandError::NotYourTurn),
+        message: "not your turn".into(),
+    };
+    assert_eq!(hex(&refused), "010808010d6e6f7420796f7572207475726e");
+    let bye = ServerMsg::Disconnect {
+        reason: DisconnectReason::ShuttingDown,
+        message: String::new(),
+    };
+    assert_eq!(hex(&bye), "01090500");
+}

@@ -1,0 +1,261 @@
+//! Codec properties: every message survives a round trip, and no byte string makes decoding
+//! panic or accept garbage.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+use xq_protocol::codec::{self, DecodeError, MAX_FRAME_SIZE};
+use xq_protocol::{
+    ClientMsg, DisconnectReason, ErrorCode, ResumeToken, RoomCode, RoomOptions, SeatChoice,
+    SeatInfo, ServerMsg, Snapshot,
+};
+use xq_rules::{ByColor, Color};
+use xq_session::{Command, CommandError, Match, MatchConfig, TimeControl, Timestamp, UndoPolicy};
+
+fn color() -> impl Strategy<Value = Color> {
+    prop_oneof![Just(Color::Red), Just(Color::Black)]
+}
+
+fn options() -> impl Strategy<Value = RoomOptions> {
+    let time = prop_oneof![
+        Just(TimeControl::Untimed),
+        (0u64..10_000, 0u64..60).prop_map(|(base, inc)| TimeControl::Increment {
+            base: Duration::from_secs(base),
+            increment: Duration::from_secs(inc),
+        }),
+    ];
+    let undo = prop_oneof![
+        Just(UndoPolicy::Forbidden),
+        Just(UndoPolicy::Unlimited),
+        any::<u32>().prop_map(UndoPolicy::PerSeat),
+    ];
+    let seat = prop_oneof![
+        Just(SeatChoice::Red),
+        Just(SeatChoice::Black),
+        Just(SeatChoice::Random)
+    ];
+    (time, undo, seat).prop_map(|(time_control, undo, seat)| RoomOptions {
+        time_control,
+        undo,
+        seat,
+    })
+}
+
+/// A match after `plies` random legal moves, with the events it produced.
+fn played(seed: u64, plies: usize) -> (Match, Vec<xq_session::Event>) {
+    let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
+    let mut events = Vec::new();
+    let mut state = seed | 1;
+    for ply in 0..plies {
+        let moves = game.position().legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mv = moves[(state % moves.len() as u64) as usize];
+        let by = game.turn();
+        if game
+            .handle(Timestamp::from_millis(ply as u64), Command::Play { by, mv })
+            .is_err()
+        {
+            break;
+        }
+        while let Some(event) = game.poll_event() {
+            events.push(event);
+        }
+    }
+    (game, events)
+}
+
+fn client_msg() -> impl Strategy<Value = ClientMsg> {
+    prop_oneof![
+        (
+            any::<u8>(),
+            ".{0,40}",
+            proptest::option::of(any::<[u8; 16]>())
+        )
+            .prop_map(|(version, client, resume)| ClientMsg::Hello {
+                version,
+                client,
+                resume: resume.map(ResumeToken),
+            }),
+        options().prop_map(ClientMsg::CreateRoom),
+        options().prop_map(ClientMsg::QuickMatch),
+        any::<u64>().prop_map(|n| ClientMsg::JoinRoom {
+            code: RoomCode::from_u64(n)
+        }),
+        any::<u64>().prop_map(|n| ClientMsg::Spectate {
+            code: RoomCode::from_u64(n)
+        }),
+        (color(), any::<bool>())
+            .prop_map(|(by, accept)| ClientMsg::Command(Command::AnswerUndo { by, accept })),
+        color().prop_map(|by| ClientMsg::Command(Command::Resign { by })),
+        (any::<u64>(), 1usize..40).prop_map(|(seed, plies)| {
+            let (game, _) = played(seed, plies);
+            let mv = game
+                .moves()
+                .last()
+                .map_or_else(|| game.position().legal_moves()[0], |played| played.mv);
+            ClientMsg::Command(Command::Play {
+                by: game.turn(),
+                mv,
+            })
+        }),
+        Just(ClientMsg::Rematch),
+        Just(ClientMsg::Leave),
+        any::<u64>().prop_map(|nonce| ClientMsg::Ping { nonce }),
+    ]
+}
+
+fn server_msg() -> impl Strategy<Value = ServerMsg> {
+    prop_oneof![
+        (any::<u64>(), 1usize..60).prop_map(|(seed, plies)| {
+            let (_, events) = played(seed, plies);
+            let event = events
+                .last()
+                .cloned()
+                .unwrap_or(xq_session::Event::UndoLapsed);
+            ServerMsg::Event { seq: seed, event }
+        }),
+        (
+            any::<u64>(),
+            0usize..150,
+            any::<bool>(),
+            proptest::option::of(color())
+        )
+            .prop_map(|(seed, plies, running, draw)| {
+                let (game, _) = played(seed, plies);
+                ServerMsg::Snapshot(Box::new(Snapshot {
+                    code: RoomCode::from_u64(seed),
+                    config: game.config().clone(),
+                    moves: game.moves().iter().map(|p| p.mv).collect(),
+                    clocks: None,
+                    clocks_running: running,
+                    pending_undo: None,
+                    pending_draw: draw,
+                    status: game.status(),
+                    seats: ByColor {
+                        red: SeatInfo {
+                            taken: true,
+                            connected: running,
+                        },
+                        black: SeatInfo::default(),
+                    },
+                    rematch_requested: draw,
+                    next_seq: seed,
+                }))
+            }),
+        (
+            any::<u64>(),
+            proptest::option::of(color()),
+            any::<[u8; 16]>()
+        )
+            .prop_map(|(n, seat, token)| {
+                ServerMsg::Joined {
+                    code: RoomCode::from_u64(n),
+                    seat,
+                    resume: Some(ResumeToken(token)),
+                }
+            }),
+        ".{0,60}".prop_map(|message| ServerMsg::Error {
+            code: ErrorCode::Rejected(CommandError::CannotAnswerOwnRequest),
+            message,
+        }),
+        Just(ServerMsg::Disconnect {
+            reason: DisconnectReason::RateLimited,
+            message: "slow down".into()
+        }),
+        (color(), any::<bool>())
+            .prop_map(|(seat, connected)| ServerMsg::Presence { seat, connected }),
+        any::<u64>().prop_map(|nonce| ServerMsg::Pong { nonce }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn client_messages_round_trip(msg in client_msg()) {
+        let frame = codec::to_frame(&msg)?;
+        prop_assert_eq!(codec::decode::<ClientMsg>(&frame)?, msg);
+    }
+
+    #[test]
+    fn server_messages_round_trip(msg in server_msg()) {
+        let frame = codec::to_frame(&msg)?;
+        prop_assert_eq!(codec::decode::<ServerMsg>(&frame)?, msg);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        let _ = codec::decode::<ClientMsg>(&bytes);
+        let _ = codec::decode::<ServerMsg>(&bytes);
+    }
+
+    #[test]
+    fn cut_or_padded_frames_are_refused(msg in server_msg(), cut in any::<prop::sample::Index>(), pad in 1usize..8) {
+        let frame = codec::to_frame(&msg)?;
+        let short = &frame[..cut.index(frame.len())];
+        prop_assert!(codec::decode::<ServerMsg>(short).is_err());
+        let mut long = frame.clone();
+        long.extend(std::iter::repeat_n(0, pad));
+        let trailing = matches!(codec::decode::<ServerMsg>(&long), Err(DecodeError::TrailingBytes { extra }) if extra == pad);
+        prop_assert!(trailing);
+    }
+}
+
+#[test]
+fn hostile_lengths_and_versions_are_typed_errors() {
+    assert!(matches!(
+        codec::decode::<ClientMsg>(&[]),
+        Err(DecodeError::Empty)
+    ));
+    assert!(matches!(
+        codec::decode::<ClientMsg>(&[2, 0]),
+        Err(DecodeError::Version { found: 2 })
+    ));
+    // A hello whose name claims 2^32 bytes: refused by the limit, nothing that size allocated.
+    let huge = [1, 0, 1, 252, 0xff, 0xff, 0xff, 0xff];
+    assert!(matches!(
+        codec::decode::<ClientMsg>(&huge),
+        Err(DecodeError::Malformed(_))
+    ));
+    let too_big = vec![1u8; MAX_FRAME_SIZE + 1];
+    assert!(matches!(
+        codec::decode::<ClientMsg>(&too_big),
+        Err(DecodeError::TooLarge { .. })
+    ));
+    // An unknown variant tag.
+    assert!(matches!(
+        codec::decode::<ClientMsg>(&[1, 200]),
+        Err(DecodeError::Malformed(_))
+    ));
+    // A move to square 90 does not exist.
+    assert!(matches!(
+        codec::decode::<ClientMsg>(&[1, 5, 0, 0, 25, 90]),
+        Err(DecodeError::Malformed(_))
+    ));
+    // A room code with a look-alike symbol.
+    let mut join = vec![1, 2, 6];
+    join.extend_from_slice(b"ABCDE0");
+    assert!(matches!(
+        codec::decode::<ClientMsg>(&join),
+        Err(DecodeError::Malformed(_))
+    ));
+}
+
+#[test]
+fn oversized_messages_are_not_encoded() {
+    let msg = ServerMsg::Error {
+        code: ErrorCode::Malformed,
+        message: "x".repeat(MAX_FRAME_SIZE),
+    };
+    let mut out = vec![9];
+    assert!(matches!(
+        codec::encode(&msg, &mut out),
+        Err(codec::EncodeError::TooLarge { .. })
+    ));
+    assert_eq!(out, [9], "nothing is left behind");
+}
