@@ -33,6 +33,8 @@ pub enum ErrorCode {
     TooManyRooms,
     /// The frame could not be decoded.
     Malformed,
+    /// The room's second seat is still empty, so no match is running.
+    NoOpponentYet,
 }
 
 /// Why the relay closed a connection (sent in [`crate::ServerMsg::Disconnect`]).

@@ -10,6 +10,48 @@
 //! transports move the frames. Decoding treats every byte as hostile: it bounds every length,
 //! rejects trailing bytes and never panics.
 //!
+//! # The conversation
+//!
+//! Every relay and client follows this order; the relay is the only authority.
+//!
+//! 1. **Hello.** The client's first frame is [`ClientMsg::Hello`]. Another protocol version gets
+//!    [`ServerMsg::Disconnect`] with [`DisconnectReason::VersionMismatch`] and the connection is
+//!    closed; otherwise the relay answers [`ServerMsg::Welcome`]. Anything else before the hello,
+//!    or a second hello, gets [`ErrorCode::HelloExpected`].
+//! 2. **Resume.** A hello with a resume token whose seat is still held (within the reconnect
+//!    grace period, on any transport) is followed by [`ServerMsg::Joined`] (the same token) and
+//!    a [`ServerMsg::Snapshot`]; the opponent receives [`ServerMsg::Presence`] with
+//!    `connected: true`. An unknown or expired token gets [`ErrorCode::ResumeRefused`]; the
+//!    connection stays usable.
+//! 3. **Rooms.** [`ClientMsg::CreateRoom`] answers `Joined` (code, seat, token) and a snapshot
+//!    of a room waiting for its second player (no clock runs yet). [`ClientMsg::JoinRoom`] takes
+//!    the free seat: the joiner gets `Joined` and both players get a snapshot of the started
+//!    match. [`ClientMsg::QuickMatch`] answers [`ServerMsg::Queued`] until a second player asks;
+//!    then both get `Joined` and a snapshot (colours drawn by the relay, options of the first).
+//!    [`ClientMsg::Spectate`] answers `Joined` with no seat and no token, then a snapshot.
+//! 4. **Play.** [`ClientMsg::Command`] must name the sender's colour
+//!    ([`ErrorCode::NotYourSeat`]); spectators get [`ErrorCode::Spectator`]; commands only the
+//!    relay issues get [`ErrorCode::ReservedCommand`]; before the opponent arrives,
+//!    [`ErrorCode::NoOpponentYet`]; what the session refuses comes back as
+//!    [`ErrorCode::Rejected`]. A refusal goes to the sender alone and changes nothing. Accepted
+//!    commands produce [`ServerMsg::Event`]s for both players and every spectator.
+//! 5. **Numbering.** Within one match, events are numbered from 0 without gaps; a snapshot's
+//!    [`Snapshot::next_seq`] is the number of the next event. A client mirrors the snapshot and
+//!    then applies exactly the events numbered from `next_seq` on, so after a resume nothing is
+//!    missing and nothing is applied twice.
+//! 6. **Presence.** When a player's connection fails (or it sends [`ClientMsg::Leave`]) the
+//!    opponent and spectators get `Presence { connected: false }`; the seat is held for the
+//!    grace period, after which the session's abandonment rule ends the game.
+//! 7. **Rematch.** After the game, [`ClientMsg::Rematch`] from one player is announced as
+//!    [`ServerMsg::RematchRequested`]; when the other asks too, a new match starts in the same
+//!    room with colours swapped: each player gets `Joined` with its new colour and everyone a
+//!    snapshot (numbering starts again at 0). Asking during a game gets
+//!    [`ErrorCode::GameNotOver`].
+//! 8. **Liveness and exit.** [`ClientMsg::Ping`] gets [`ServerMsg::Pong`]. Frames that do not
+//!    decode get [`ErrorCode::Malformed`]; a relay may disconnect a client that keeps sending
+//!    them ([`DisconnectReason::Malformed`]). A relay shutting down sends
+//!    [`DisconnectReason::ShuttingDown`] to everyone.
+//!
 //! # Examples
 //!
 //! ```
