@@ -261,7 +261,13 @@ mod tests {
     async fn dropping_one_end_is_a_lost_connection_not_a_close() {
         let (a, b) = MemConnection::pair(&Options::default());
         drop(a);
-        assert!(matches!(b.recv().await, Err(TransportError::ConnectionLost)));
-        assert!(matches!(b.send(vec![1]).await, Err(TransportError::ConnectionLost)));
+        assert!(matches!(
+            b.recv().await,
+            Err(TransportError::ConnectionLost)
+        ));
+        assert!(matches!(
+            b.send(vec![1]).await,
+            Err(TransportError::ConnectionLost)
+        ));
     }
 }

@@ -1,9 +1,10 @@
 //! `udp://`: xq's reliable UDP behind the common interface.
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
+use tokio::sync::watch;
 use xq_transport_udp::proto::{ConnectionError, SendError};
 use xq_transport_udp::{Config, Endpoint, Error};
 
@@ -87,8 +88,14 @@ impl Connection for UdpConnection {
 }
 
 /// A UDP listener: one endpoint serving every client.
+///
+/// The socket is shared with the accepted connections, so closing the listener only lets go of
+/// the endpoint: once no `accept` holds it either, it stops accepting while its connections
+/// carry on ([`Endpoint::close`] would end them all).
 pub(crate) struct UdpListener {
-    endpoint: Endpoint,
+    endpoint: Mutex<Option<Arc<Endpoint>>>,
+    local_addr: SocketAddr,
+    closed: watch::Sender<bool>,
 }
 
 pub(crate) async fn listen(
@@ -96,13 +103,32 @@ pub(crate) async fn listen(
     options: &Options,
 ) -> Result<UdpListener, TransportError> {
     let endpoint = Endpoint::bind(addr, config(options)).await.map_err(map)?;
-    Ok(UdpListener { endpoint })
+    Ok(UdpListener {
+        local_addr: endpoint.local_addr(),
+        endpoint: Mutex::new(Some(Arc::new(endpoint))),
+        closed: watch::Sender::new(false),
+    })
+}
+
+impl UdpListener {
+    fn endpoint(&self) -> Option<Arc<Endpoint>> {
+        self.endpoint
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
 }
 
 #[async_trait]
 impl Listener for UdpListener {
     async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError> {
-        match self.endpoint.accept().await {
+        let mut closed = self.closed.subscribe();
+        let endpoint = self.endpoint().ok_or(TransportError::ListenerClosed)?;
+        let accepted = tokio::select! {
+            accepted = endpoint.accept() => accepted,
+            _ = closed.wait_for(|closed| *closed) => return Err(TransportError::ListenerClosed),
+        };
+        match accepted {
             Ok(inner) => Ok(Arc::new(UdpConnection {
                 inner,
                 _endpoint: None,
@@ -113,10 +139,14 @@ impl Listener for UdpListener {
     }
 
     fn local_url(&self) -> String {
-        format!("udp://{}", self.endpoint.local_addr())
+        format!("udp://{}", self.local_addr)
     }
 
     fn close(&self) {
-        self.endpoint.close();
+        self.endpoint
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        self.closed.send_replace(true);
     }
 }

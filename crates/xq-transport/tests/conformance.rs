@@ -11,7 +11,7 @@ use xq_transport::{Connection, Listener, Options, TransportError, connect, liste
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 struct Setup {
-    _listener: Box<dyn Listener>,
+    listener: Box<dyn Listener>,
     client: Arc<dyn Connection>,
     server: Arc<dyn Connection>,
     _dir: tempfile::TempDir,
@@ -41,7 +41,7 @@ async fn setup(scheme: &str) -> Setup {
     let client = client.unwrap_or_else(|e| panic!("connect {target}: {e}"));
     let server = server.unwrap_or_else(|e| panic!("accept: {e}"));
     Setup {
-        _listener: listener,
+        listener,
         client,
         server,
         _dir: dir,
@@ -194,6 +194,31 @@ async fn peer_death(scheme: &str) {
     assert!(started.elapsed() < bound, "{:?}", started.elapsed());
 }
 
+async fn listener_close_keeps_connections(scheme: &str) {
+    let s = setup(scheme).await;
+    s.listener.close();
+    assert!(matches!(
+        s.listener.accept().await,
+        Err(TransportError::ListenerClosed)
+    ));
+    s.client
+        .send(b"still here".to_vec())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        s.server.recv().await.unwrap_or_else(|e| panic!("{e}")),
+        b"still here"
+    );
+    s.server
+        .send(b"me too".to_vec())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        s.client.recv().await.unwrap_or_else(|e| panic!("{e}")),
+        b"me too"
+    );
+}
+
 macro_rules! suite {
     ($($scheme:ident),*) => {
         $(
@@ -221,6 +246,10 @@ macro_rules! suite {
                 fn graceful_close() { run(super::graceful_close(stringify!($scheme))) }
                 #[test]
                 fn peer_death() { run(super::peer_death(stringify!($scheme))) }
+                #[test]
+                fn listener_close_keeps_connections() {
+                    run(super::listener_close_keeps_connections(stringify!($scheme)))
+                }
             }
         )*
     };
