@@ -1,0 +1,113 @@
+//! `xq-relay`: hosts xq rooms and matches for clients over UDP and QUIC.
+//!
+//! A thin shell around [`xq_server::Server`]: it parses the flags, sets up logging, starts the
+//! listeners, prints where clients can reach it (with the QUIC certificate's fingerprint to
+//! pin), and serves until SIGINT or SIGTERM, then shuts down gracefully.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+use xq_server::Server;
+use xq_transport::{Address, Options, Verify};
+
+/// Hosts xq rooms and matches for clients over UDP and QUIC.
+///
+/// Prints one `listening: URL` line per listener (with the real port when 0 was asked for)
+/// and, for QUIC, a `fingerprint: HEX` line that clients pin as `quic://HOST:PORT?fp=HEX`.
+/// Logs go to standard error.
+#[derive(Debug, Parser)]
+#[command(name = "xq-relay", version)]
+struct Args {
+    /// A transport URL to listen on (repeatable): udp://HOST:PORT, quic://HOST:PORT or
+    /// mem://NAME. Port 0 picks a free port.
+    #[arg(
+        long = "listen",
+        value_name = "URL",
+        default_values = ["udp://0.0.0.0:7878", "quic://0.0.0.0:7879"]
+    )]
+    listen: Vec<String>,
+    /// Where the QUIC certificate and key are kept; they are created on first start and
+    /// reused after, so the fingerprint stays the same.
+    #[arg(long, value_name = "DIR", default_value = "xq-relay-identity")]
+    identity_dir: PathBuf,
+    /// How long a disconnected player's seat is held before the game is lost by abandonment.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    grace: u64,
+    /// The log level (error, warn, info, debug, trace) or a tracing filter; RUST_LOG, when
+    /// set, takes precedence.
+    #[arg(long, value_name = "LEVEL", default_value = "info")]
+    log_level: String,
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    let filter = match EnvFilter::try_from_default_env() {
+        Ok(filter) => filter,
+        Err(_) => EnvFilter::try_new(&args.log_level).context("invalid --log-level")?,
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+
+    let stop = shutdown_signal()?;
+    let options = Options {
+        quic_identity_dir: args.identity_dir,
+        ..Options::default()
+    };
+    let builder = Server::builder()
+        .transport(options)
+        .grace(Duration::from_secs(args.grace));
+    let server = args
+        .listen
+        .iter()
+        .fold(builder, |builder, url| builder.listen(url))
+        .start()
+        .await
+        .context("cannot start the relay")?;
+    for url in server.local_urls() {
+        println!("listening: {url}");
+        if let Ok(Address::Quic {
+            verify: Verify::Fingerprint(hex),
+            ..
+        }) = url.parse()
+        {
+            println!("fingerprint: {hex}");
+        }
+    }
+    server.run_until(stop).await;
+    Ok(())
+}
+
+/// Completes at the first SIGINT or SIGTERM. The handlers are installed at once, so a signal
+/// that comes during start-up is not missed.
+#[cfg(unix)]
+fn shutdown_signal() -> Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        tracing::info!("signal received");
+    })
+}
+
+/// Completes at the first Ctrl-C.
+#[cfg(not(unix))]
+fn shutdown_signal() -> Result<impl Future<Output = ()>> {
+    Ok(async {
+        // Without a handler there is no way to stop gracefully; run until killed.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    })
+}

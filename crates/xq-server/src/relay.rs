@@ -1,0 +1,629 @@
+//! The relay's sans-IO core: connections in, frames out.
+
+use std::collections::HashMap;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use xq_protocol::codec::{self, DecodeError};
+use xq_protocol::{
+    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions,
+    SeatChoice, ServerMsg,
+};
+use xq_rules::Color;
+use xq_session::{Command, Match, Seat, Timestamp};
+
+use crate::conn::{Conn, Place};
+use crate::deadlines::Deadlines;
+use crate::output::{Outbox, Output, Persist};
+use crate::quick::QuickQueue;
+use crate::room::Room;
+use crate::seat::{SEATS, SeatState, Seats};
+use crate::{Config, ConnId};
+
+const SHUTTING_DOWN: &str = "the relay is shutting down";
+
+/// The relay as a state machine: it hosts rooms, seats players, runs every match and decides
+/// what each connection is sent. It does no IO, reads no clock and draws its randomness (room
+/// codes, resume tokens, colours) from a seed, so a test drives it exactly.
+///
+/// In [quinn-proto]'s shape:
+///
+/// - **Inputs**: [`handle_connect`](Self::handle_connect),
+///   [`handle_frame`](Self::handle_frame) (one whole frame from a transport),
+///   [`handle_disconnect`](Self::handle_disconnect), [`handle_timeout`](Self::handle_timeout)
+///   and [`shutdown`](Self::shutdown), each with the current [`Timestamp`].
+/// - **Outputs**: [`poll_output`](Self::poll_output) yields frames to send, connections to
+///   close and changes to persist; [`poll_timeout`](Self::poll_timeout) says when to call
+///   `handle_timeout` next.
+///
+/// **Calling order**: after every `handle_*` call, drain `poll_output` until it returns `None`
+/// and carry the outputs out in order, then re-arm the timer from `poll_timeout`.
+///
+/// Every request is checked against the sender's place (its seat, or none), then by the
+/// match; a refusal goes to the sender alone as [`ServerMsg::Error`] and changes nothing.
+///
+/// # Examples
+///
+/// ```
+/// use xq_protocol::{ClientMsg, PROTOCOL_VERSION, ServerMsg, codec};
+/// use xq_server::{Config, ConnId, Output, Relay};
+/// use xq_session::Timestamp;
+///
+/// let mut relay = Relay::new(Config::default(), [7; 32]);
+/// let now = Timestamp::from_millis(0);
+/// relay.handle_connect(now, ConnId(1), "mem");
+/// let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "doc".into(), resume: None };
+/// relay.handle_frame(now, ConnId(1), &codec::to_frame(&hello)?);
+/// let Some(Output::Send { to, frame }) = relay.poll_output() else { panic!("no answer") };
+/// assert_eq!(to, ConnId(1));
+/// assert!(matches!(codec::decode(&frame)?, ServerMsg::Welcome { .. }));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+///
+/// [quinn-proto]: https://docs.rs/quinn-proto
+#[derive(Debug)]
+pub struct Relay {
+    config: Config,
+    rng: StdRng,
+    conns: HashMap<ConnId, Conn>,
+    rooms: HashMap<RoomCode, Room>,
+    /// The token of every held seat, and where that seat is.
+    tokens: HashMap<ResumeToken, (RoomCode, Seat)>,
+    quick: QuickQueue,
+    deadlines: Deadlines,
+    outbox: Outbox,
+    shutting_down: bool,
+}
+
+impl Relay {
+    /// A relay with no connections and no rooms, drawing its randomness from `seed` (use a
+    /// fresh random seed in production: room codes and resume tokens must not be guessable).
+    #[must_use]
+    pub fn new(config: Config, seed: [u8; 32]) -> Self {
+        Self {
+            config,
+            rng: StdRng::from_seed(seed),
+            conns: HashMap::new(),
+            rooms: HashMap::new(),
+            tokens: HashMap::new(),
+            quick: QuickQueue::default(),
+            deadlines: Deadlines::default(),
+            outbox: Outbox::default(),
+            shutting_down: false,
+        }
+    }
+
+    /// A transport accepted connection `conn`; `transport` names it for the logs (`udp`,
+    /// `quic`, `mem`). Its first frame must be a hello. After [`shutdown`](Self::shutdown) the
+    /// connection is turned away at once.
+    pub fn handle_connect(&mut self, now: Timestamp, conn: ConnId, transport: &str) {
+        if self.shutting_down {
+            self.outbox
+                .disconnect(conn, DisconnectReason::ShuttingDown, SHUTTING_DOWN);
+            return;
+        }
+        tracing::debug!(%conn, transport, "connected");
+        self.conns.insert(conn, Conn::new(now));
+    }
+
+    /// A whole frame arrived on `conn`. Frames for unknown (or already closed) connections are
+    /// ignored.
+    pub fn handle_frame(&mut self, now: Timestamp, conn: ConnId, frame: &[u8]) {
+        if !self.conns.contains_key(&conn) {
+            return;
+        }
+        match codec::decode::<ClientMsg>(frame) {
+            Ok(msg) => {
+                tracing::trace!(%conn, ?msg, "received");
+                if let Err(code) = self.dispatch(now, conn, msg) {
+                    self.refuse(conn, code, describe(code));
+                }
+            }
+            Err(DecodeError::Version { found }) => {
+                let message =
+                    format!("this relay speaks protocol version {PROTOCOL_VERSION}, not {found}");
+                self.close(now, conn, DisconnectReason::VersionMismatch, &message);
+            }
+            Err(err) => self.malformed(now, conn, &err),
+        }
+    }
+
+    /// `conn` failed or was closed by its peer. A player's seat is held for the grace period
+    /// and the room is told; a spectator or a queued player is simply gone.
+    pub fn handle_disconnect(&mut self, now: Timestamp, conn: ConnId) {
+        self.forget(now, conn);
+    }
+
+    /// Time has passed: flags fall, grace periods end (abandoning games still on), deserted
+    /// rooms close. Harmless to call early or often.
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        while let Some(code) = self.deadlines.pop_due(now) {
+            let Some(room) = self.rooms.get_mut(&code) else {
+                continue;
+            };
+            room.armed = None;
+            room.handle_timeout(now, self.config.grace, &mut self.outbox);
+            for seat in SEATS {
+                if room.seats[seat] == SeatState::Gone {
+                    self.tokens.remove(&room.tokens[seat]);
+                }
+            }
+            if room.is_deserted() {
+                self.close_room(now, code);
+            } else {
+                self.rearm(code);
+            }
+        }
+    }
+
+    /// Shuts the relay down: running clocks are paused (so nobody loses time to the outage),
+    /// every connection is told [`DisconnectReason::ShuttingDown`] and closed, and new ones
+    /// are turned away. The rooms stay as they are, for a driver with storage to keep.
+    pub fn shutdown(&mut self, now: Timestamp) {
+        if self.shutting_down {
+            return;
+        }
+        self.shutting_down = true;
+        tracing::info!(
+            connections = self.conns.len(),
+            rooms = self.rooms.len(),
+            "shutting down"
+        );
+        for room in self.rooms.values_mut() {
+            if let Some(game) = room.game.as_mut().filter(|game| game.clocks_running()) {
+                if let Err(err) = game.handle(now, Command::PauseClocks) {
+                    tracing::warn!(room = %room.code, %err, "cannot pause the clocks");
+                }
+                room.flush(&mut self.outbox);
+                self.deadlines.rearm(room.code, &mut room.armed, None);
+            }
+        }
+        for (conn, _) in self.conns.drain() {
+            self.outbox
+                .disconnect(conn, DisconnectReason::ShuttingDown, SHUTTING_DOWN);
+        }
+        self.quick = QuickQueue::default();
+    }
+
+    /// The next thing for the driver to do, in order.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outbox.pop()
+    }
+
+    /// When to call [`handle_timeout`](Self::handle_timeout) next, if anything is waiting
+    /// for time to pass.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        self.deadlines.next()
+    }
+
+    /// The match running in room `code` (the last one, once it is over), for inspection.
+    #[must_use]
+    pub fn game(&self, code: RoomCode) -> Option<&Match> {
+        self.rooms.get(&code)?.game.as_ref()
+    }
+
+    /// How many rooms are open.
+    #[must_use]
+    pub fn room_count(&self) -> usize {
+        self.rooms.len()
+    }
+
+    /// How many connections the relay knows.
+    #[must_use]
+    pub fn connection_count(&self) -> usize {
+        self.conns.len()
+    }
+
+    fn dispatch(&mut self, now: Timestamp, conn: ConnId, msg: ClientMsg) -> Result<(), ErrorCode> {
+        let greeted = self.conns.get(&conn).is_some_and(|state| state.greeted);
+        match msg {
+            ClientMsg::Hello {
+                version,
+                client,
+                resume,
+            } if !greeted => self.hello(now, conn, version, &client, resume),
+            _ if !greeted => Err(ErrorCode::HelloExpected),
+            ClientMsg::Hello { .. } => Err(ErrorCode::HelloExpected),
+            ClientMsg::CreateRoom(options) => self.create_room(now, conn, options),
+            ClientMsg::JoinRoom { code } => self.join_room(now, conn, code),
+            ClientMsg::QuickMatch(options) => self.quick_match(now, conn, options),
+            ClientMsg::Spectate { code } => self.spectate(now, conn, code),
+            ClientMsg::Command(command) => self.command(now, conn, command),
+            ClientMsg::Rematch => self.rematch(now, conn),
+            ClientMsg::Ping { nonce } => {
+                self.outbox.send(conn, &ServerMsg::Pong { nonce });
+                Ok(())
+            }
+            ClientMsg::Leave => self.leave(now, conn),
+            // A message of a later protocol revision that this relay cannot serve.
+            _ => Err(ErrorCode::Malformed),
+        }
+    }
+
+    fn hello(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        version: u8,
+        client: &str,
+        resume: Option<ResumeToken>,
+    ) -> Result<(), ErrorCode> {
+        if version != PROTOCOL_VERSION {
+            let message =
+                format!("this relay speaks protocol version {PROTOCOL_VERSION}, not {version}");
+            self.close(now, conn, DisconnectReason::VersionMismatch, &message);
+            return Ok(());
+        }
+        if let Some(state) = self.conns.get_mut(&conn) {
+            state.greeted = true;
+        }
+        tracing::debug!(%conn, client, resume = resume.is_some(), "hello");
+        let welcome = ServerMsg::Welcome {
+            version: PROTOCOL_VERSION,
+            server: self.config.server_name.clone(),
+        };
+        self.outbox.send(conn, &welcome);
+        match resume {
+            Some(token) => self.resume(now, conn, token),
+            None => Ok(()),
+        }
+    }
+
+    /// Puts `conn` back in the seat `token` holds. A connection still in the seat (whose
+    /// failure the relay has not noticed yet) is replaced.
+    fn resume(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        token: ResumeToken,
+    ) -> Result<(), ErrorCode> {
+        let &(code, seat) = self.tokens.get(&token).ok_or(ErrorCode::ResumeRefused)?;
+        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::ResumeRefused)?;
+        let replaced = room.seats[seat].conn();
+        room.seats[seat] = SeatState::Connected(conn);
+        let color = room.color_of(seat);
+        let joined = ServerMsg::Joined {
+            code,
+            seat: Some(color),
+            resume: Some(token),
+        };
+        self.outbox.send(conn, &joined);
+        room.send_snapshot(now, &mut self.outbox, conn);
+        if replaced.is_none() {
+            let back = ServerMsg::Presence {
+                seat: color,
+                connected: true,
+            };
+            room.broadcast_except(&mut self.outbox, conn, &back);
+        }
+        tracing::info!(room = %code, %conn, ?seat, "seat resumed");
+        self.set_place(conn, Place::Player { code, seat });
+        if let Some(old) = replaced {
+            // The player never left, as far as the room knows: the old connection goes quietly.
+            self.set_place(old, Place::Lobby);
+            let message = "the seat was resumed on another connection";
+            self.close(now, old, DisconnectReason::Kicked, message);
+        }
+        self.rearm(code);
+        Ok(())
+    }
+
+    fn create_room(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        options: RoomOptions,
+    ) -> Result<(), ErrorCode> {
+        self.ensure_lobby(conn)?;
+        let red = match options.seat {
+            SeatChoice::Red => Seat::First,
+            SeatChoice::Black => Seat::Second,
+            SeatChoice::Random => self.draw_seat(),
+        };
+        let code = self.open_room(options, red);
+        self.seat_player(code, Seat::First, conn);
+        if let Some(room) = self.rooms.get(&code) {
+            room.send_snapshot(now, &mut self.outbox, conn);
+        }
+        Ok(())
+    }
+
+    fn join_room(&mut self, now: Timestamp, conn: ConnId, code: RoomCode) -> Result<(), ErrorCode> {
+        self.ensure_lobby(conn)?;
+        let room = self.rooms.get(&code).ok_or(ErrorCode::RoomNotFound)?;
+        if room.seats.second.is_taken() {
+            return Err(ErrorCode::RoomFull);
+        }
+        self.seat_player(code, Seat::Second, conn);
+        self.begin(now, code);
+        Ok(())
+    }
+
+    fn quick_match(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        options: RoomOptions,
+    ) -> Result<(), ErrorCode> {
+        self.ensure_lobby(conn)?;
+        let Some((first, options)) = self.quick.pair(conn, options) else {
+            self.set_place(conn, Place::Queued);
+            self.outbox.send(conn, &ServerMsg::Queued);
+            return Ok(());
+        };
+        let options = RoomOptions {
+            seat: SeatChoice::Random,
+            ..options
+        };
+        let red = self.draw_seat();
+        let code = self.open_room(options, red);
+        self.seat_player(code, Seat::First, first);
+        self.seat_player(code, Seat::Second, conn);
+        self.begin(now, code);
+        Ok(())
+    }
+
+    fn spectate(&mut self, now: Timestamp, conn: ConnId, code: RoomCode) -> Result<(), ErrorCode> {
+        self.ensure_lobby(conn)?;
+        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::RoomNotFound)?;
+        room.spectators.push(conn);
+        let joined = ServerMsg::Joined {
+            code,
+            seat: None,
+            resume: None,
+        };
+        self.outbox.send(conn, &joined);
+        room.send_snapshot(now, &mut self.outbox, conn);
+        tracing::debug!(room = %code, %conn, "spectating");
+        self.set_place(conn, Place::Spectator { code });
+        Ok(())
+    }
+
+    fn command(&mut self, now: Timestamp, conn: ConnId, command: Command) -> Result<(), ErrorCode> {
+        let (code, seat) = self.player(conn)?;
+        let by = player_color(command).ok_or(ErrorCode::ReservedCommand)?;
+        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::NotInRoom)?;
+        if by != room.color_of(seat) {
+            return Err(ErrorCode::NotYourSeat);
+        }
+        let game = room.game.as_mut().ok_or(ErrorCode::NoOpponentYet)?;
+        let result = game.handle(now, command);
+        // Even a refused command may let time catch up (a flag that fell before it arrived).
+        room.flush(&mut self.outbox);
+        self.rearm(code);
+        result.map_err(ErrorCode::Rejected)
+    }
+
+    fn rematch(&mut self, now: Timestamp, conn: ConnId) -> Result<(), ErrorCode> {
+        let (code, seat) = self.player(conn)?;
+        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::NotInRoom)?;
+        room.ask_rematch(now, seat, &mut self.outbox)?;
+        self.rearm(code);
+        Ok(())
+    }
+
+    fn leave(&mut self, now: Timestamp, conn: ConnId) -> Result<(), ErrorCode> {
+        let place = self.place(conn);
+        if place == Place::Lobby {
+            return Err(ErrorCode::NotInRoom);
+        }
+        self.detach(now, conn, place);
+        self.set_place(conn, Place::Lobby);
+        Ok(())
+    }
+
+    /// Opens a room with a fresh code and fresh tokens; nobody sits in it yet.
+    fn open_room(&mut self, options: RoomOptions, red: Seat) -> RoomCode {
+        let code = loop {
+            let code = RoomCode::from_u64(self.rng.next_u64());
+            if !self.rooms.contains_key(&code) {
+                break code;
+            }
+        };
+        let tokens = Seats {
+            first: self.draw_token(),
+            second: self.draw_token(),
+        };
+        self.rooms
+            .insert(code, Room::new(code, options, red, tokens));
+        tracing::info!(room = %code, "room opened");
+        code
+    }
+
+    /// Seats `conn` at `seat` of room `code` and tells it so.
+    fn seat_player(&mut self, code: RoomCode, seat: Seat, conn: ConnId) {
+        let Some(room) = self.rooms.get_mut(&code) else {
+            return;
+        };
+        room.seats[seat] = SeatState::Connected(conn);
+        let token = room.tokens[seat];
+        self.tokens.insert(token, (code, seat));
+        let joined = ServerMsg::Joined {
+            code,
+            seat: Some(room.color_of(seat)),
+            resume: Some(token),
+        };
+        self.outbox.send(conn, &joined);
+        tracing::debug!(room = %code, %conn, ?seat, "seated");
+        self.set_place(conn, Place::Player { code, seat });
+    }
+
+    /// Starts room `code`'s first match.
+    fn begin(&mut self, now: Timestamp, code: RoomCode) {
+        if let Some(room) = self.rooms.get_mut(&code) {
+            room.begin(now, &mut self.outbox);
+        }
+        self.rearm(code);
+    }
+
+    /// Takes `conn` out of wherever it is; a player's seat waits for it.
+    fn detach(&mut self, now: Timestamp, conn: ConnId, place: Place) {
+        match place {
+            Place::Lobby => {}
+            Place::Queued => self.quick.remove(conn),
+            Place::Spectator { code } => {
+                if let Some(room) = self.rooms.get_mut(&code) {
+                    room.spectators.retain(|&spectator| spectator != conn);
+                }
+            }
+            Place::Player { code, seat } => {
+                let Some(room) = self.rooms.get_mut(&code) else {
+                    return;
+                };
+                if room.seats[seat].conn() != Some(conn) {
+                    return;
+                }
+                room.seats[seat] = SeatState::Away(now);
+                let gone = ServerMsg::Presence {
+                    seat: room.color_of(seat),
+                    connected: false,
+                };
+                room.broadcast(&mut self.outbox, &gone);
+                tracing::info!(room = %code, %conn, ?seat, "player away");
+                self.rearm(code);
+            }
+        }
+    }
+
+    /// Closes a room nobody holds a seat in; its spectators are sent away.
+    fn close_room(&mut self, now: Timestamp, code: RoomCode) {
+        let Some(mut room) = self.rooms.remove(&code) else {
+            return;
+        };
+        self.deadlines.rearm(code, &mut room.armed, None);
+        for seat in SEATS {
+            self.tokens.remove(&room.tokens[seat]);
+        }
+        self.outbox.persist(Persist::RoomClosed { code });
+        tracing::info!(room = %code, "room closed");
+        for spectator in room.spectators {
+            self.close(
+                now,
+                spectator,
+                DisconnectReason::NotFound,
+                "the room closed",
+            );
+        }
+    }
+
+    fn malformed(&mut self, now: Timestamp, conn: ConnId, err: &DecodeError) {
+        let Some(state) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        state.malformed += 1;
+        tracing::debug!(%conn, %err, count = state.malformed, "malformed frame");
+        if state.malformed >= self.config.malformed_limit {
+            let message = "too many frames that do not decode";
+            self.close(now, conn, DisconnectReason::Malformed, message);
+        } else {
+            self.refuse(conn, ErrorCode::Malformed, err.to_string());
+        }
+    }
+
+    fn refuse(&mut self, conn: ConnId, code: ErrorCode, message: String) {
+        tracing::debug!(%conn, ?code, "refused");
+        self.outbox.send(conn, &ServerMsg::Error { code, message });
+    }
+
+    /// Tells `conn` why, closes it and forgets it.
+    fn close(&mut self, now: Timestamp, conn: ConnId, reason: DisconnectReason, message: &str) {
+        self.outbox.disconnect(conn, reason, message);
+        self.forget(now, conn);
+    }
+
+    fn forget(&mut self, now: Timestamp, conn: ConnId) {
+        if let Some(state) = self.conns.remove(&conn) {
+            let secs = now.saturating_duration_since(state.since).as_secs();
+            tracing::debug!(%conn, secs, "disconnected");
+            self.detach(now, conn, state.place);
+        }
+    }
+
+    /// Moves room `code`'s entry in the deadlines to what the room now waits for.
+    fn rearm(&mut self, code: RoomCode) {
+        if let Some(room) = self.rooms.get_mut(&code) {
+            let next = room.deadline(self.config.grace);
+            self.deadlines.rearm(code, &mut room.armed, next);
+        }
+    }
+
+    fn place(&self, conn: ConnId) -> Place {
+        self.conns
+            .get(&conn)
+            .map_or(Place::Lobby, |state| state.place)
+    }
+
+    fn set_place(&mut self, conn: ConnId, place: Place) {
+        if let Some(state) = self.conns.get_mut(&conn) {
+            state.place = place;
+        }
+    }
+
+    fn ensure_lobby(&self, conn: ConnId) -> Result<(), ErrorCode> {
+        match self.place(conn) {
+            Place::Lobby => Ok(()),
+            _ => Err(ErrorCode::AlreadyInRoom),
+        }
+    }
+
+    /// The room and seat of a player, or why `conn` is not one.
+    fn player(&self, conn: ConnId) -> Result<(RoomCode, Seat), ErrorCode> {
+        match self.place(conn) {
+            Place::Player { code, seat } => Ok((code, seat)),
+            Place::Spectator { .. } => Err(ErrorCode::Spectator),
+            Place::Lobby | Place::Queued => Err(ErrorCode::NotInRoom),
+        }
+    }
+
+    fn draw_seat(&mut self) -> Seat {
+        if self.rng.next_u64() & 1 == 0 {
+            Seat::First
+        } else {
+            Seat::Second
+        }
+    }
+
+    /// A fresh secret token (128 random bits: a collision is not worth a check).
+    fn draw_token(&mut self) -> ResumeToken {
+        let mut token = [0; 16];
+        self.rng.fill_bytes(&mut token);
+        ResumeToken(token)
+    }
+}
+
+/// The colour a player command speaks for; `None` for the commands only the relay issues.
+fn player_color(command: Command) -> Option<Color> {
+    match command {
+        Command::Play { by, .. }
+        | Command::RequestUndo { by }
+        | Command::WithdrawUndo { by }
+        | Command::AnswerUndo { by, .. }
+        | Command::OfferDraw { by }
+        | Command::WithdrawDraw { by }
+        | Command::AnswerDraw { by, .. }
+        | Command::Resign { by } => Some(by),
+        Command::Abandon { .. } | Command::PauseClocks | Command::ResumeClocks => None,
+    }
+}
+
+/// A refusal in words, for people.
+fn describe(code: ErrorCode) -> String {
+    let text = match code {
+        ErrorCode::Rejected(err) => return err.to_string(),
+        ErrorCode::HelloExpected => "say hello first, and only once",
+        ErrorCode::RoomNotFound => "no room has this code",
+        ErrorCode::RoomFull => "both seats are taken",
+        ErrorCode::AlreadyInRoom => "leave your room first",
+        ErrorCode::NotInRoom => "you are in no room",
+        ErrorCode::Spectator => "spectators cannot send commands",
+        ErrorCode::NotYourSeat => "the command names the other seat's colour",
+        ErrorCode::ReservedCommand => "only the relay issues this command",
+        ErrorCode::GameNotOver => "the game is not over",
+        ErrorCode::ResumeRefused => "unknown or expired resume token",
+        ErrorCode::NoOpponentYet => "no opponent has joined yet",
+        ErrorCode::Malformed => "this relay does not understand that message",
+        _ => "request refused",
+    };
+    text.to_string()
+}

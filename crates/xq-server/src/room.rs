@@ -1,0 +1,311 @@
+//! A room: two seats, its spectators, and the match between the seats.
+
+use std::time::Duration;
+
+use xq_protocol::{ErrorCode, ResumeToken, RoomCode, RoomOptions, SeatInfo, ServerMsg, Snapshot};
+use xq_rules::{ByColor, Color};
+use xq_session::{Event, Match, MatchConfig, Seat, Status, TimeControl, Timestamp};
+
+use crate::ConnId;
+use crate::output::{Outbox, Persist};
+use crate::seat::{SEATS, SeatState, Seats};
+
+/// One room. [`Seat::First`] is its creator (or the first quick-match player); the match is
+/// `None` until the second seat is taken.
+///
+/// The room owns its match and is the only one to feed it; every event the match emits is
+/// numbered here and sent to both players and every spectator.
+#[derive(Debug)]
+pub(crate) struct Room {
+    pub(crate) code: RoomCode,
+    pub(crate) options: RoomOptions,
+    /// The seat playing Red in the current match (or the coming one).
+    red: Seat,
+    /// Each seat's resume token, drawn when the room opens and valid while the seat is held.
+    pub(crate) tokens: Seats<ResumeToken>,
+    pub(crate) seats: Seats<SeatState>,
+    pub(crate) game: Option<Match>,
+    pub(crate) spectators: Vec<ConnId>,
+    /// The number of the next event of the current match.
+    next_seq: u64,
+    /// How many of the match's journal entries have gone out as [`Persist::Entry`].
+    persisted: usize,
+    /// The seat that has asked for a rematch.
+    rematch: Option<Seat>,
+    /// The deadline this room has in [`crate::deadlines::Deadlines`].
+    pub(crate) armed: Option<Timestamp>,
+}
+
+impl Room {
+    pub(crate) fn new(
+        code: RoomCode,
+        options: RoomOptions,
+        red: Seat,
+        tokens: Seats<ResumeToken>,
+    ) -> Self {
+        Self {
+            code,
+            options,
+            red,
+            tokens,
+            seats: Seats::default(),
+            game: None,
+            spectators: Vec::new(),
+            next_seq: 0,
+            persisted: 0,
+            rematch: None,
+            armed: None,
+        }
+    }
+
+    /// The colour `seat` plays in the current (or coming) match.
+    pub(crate) fn color_of(&self, seat: Seat) -> Color {
+        if seat == self.red {
+            Color::Red
+        } else {
+            Color::Black
+        }
+    }
+
+    /// The seat playing `color`.
+    pub(crate) fn seat_of(&self, color: Color) -> Seat {
+        color.fold(self.red, self.red.other())
+    }
+
+    /// The players connected now and every spectator.
+    pub(crate) fn recipients(&self) -> impl Iterator<Item = ConnId> + '_ {
+        recipients(&self.seats, &self.spectators)
+    }
+
+    /// Sends `msg` to everyone in the room.
+    pub(crate) fn broadcast(&self, outbox: &mut Outbox, msg: &ServerMsg) {
+        outbox.send_all(self.recipients(), msg);
+    }
+
+    /// Sends `msg` to everyone in the room but `except`.
+    pub(crate) fn broadcast_except(&self, outbox: &mut Outbox, except: ConnId, msg: &ServerMsg) {
+        outbox.send_all(self.recipients().filter(|&conn| conn != except), msg);
+    }
+
+    /// Sends `to` the whole state of the room.
+    pub(crate) fn send_snapshot(&self, now: Timestamp, outbox: &mut Outbox, to: ConnId) {
+        outbox.send(to, &ServerMsg::Snapshot(Box::new(self.snapshot(now))));
+    }
+
+    /// Starts the first match, now that both seats are taken.
+    pub(crate) fn begin(&mut self, now: Timestamp, outbox: &mut Outbox) {
+        let game = Match::with_seats(self.config(), self.red, now);
+        self.install(now, game, outbox);
+        self.broadcast_snapshot(now, outbox);
+    }
+
+    /// `seat` asks for a rematch: the first ask is announced, the opponent's starts the new
+    /// match with the colours swapped. Asking twice changes nothing.
+    pub(crate) fn ask_rematch(
+        &mut self,
+        now: Timestamp,
+        seat: Seat,
+        outbox: &mut Outbox,
+    ) -> Result<(), ErrorCode> {
+        let game = self
+            .game
+            .as_ref()
+            .filter(|game| !game.status().is_ongoing())
+            .ok_or(ErrorCode::GameNotOver)?;
+        match self.rematch {
+            None => {
+                self.rematch = Some(seat);
+                let by = self.color_of(seat);
+                self.broadcast(outbox, &ServerMsg::RematchRequested { by });
+            }
+            Some(asked) if asked == seat => {}
+            Some(_) => {
+                let next = game.rematch(now).map_err(|_| ErrorCode::GameNotOver)?;
+                self.install(now, next, outbox);
+                for seat in SEATS {
+                    if let Some(conn) = self.seats[seat].conn() {
+                        let msg = ServerMsg::Joined {
+                            code: self.code,
+                            seat: Some(self.color_of(seat)),
+                            resume: Some(self.tokens[seat]),
+                        };
+                        outbox.send(conn, &msg);
+                    }
+                }
+                self.broadcast_snapshot(now, outbox);
+            }
+        }
+        Ok(())
+    }
+
+    /// Records what the match accepted and sends out its events, numbered. Call after every
+    /// input to the match.
+    pub(crate) fn flush(&mut self, outbox: &mut Outbox) {
+        let Some(game) = &mut self.game else {
+            return;
+        };
+        let entries = &game.journal().entries;
+        for &entry in entries.get(self.persisted..).unwrap_or_default() {
+            let code = self.code;
+            outbox.persist(Persist::Entry { code, entry });
+        }
+        self.persisted = entries.len();
+        while let Some(event) = game.poll_event() {
+            if let Event::GameOver(result) = event {
+                tracing::info!(room = %self.code, ?result, "game over");
+            }
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            let msg = ServerMsg::Event { seq, event };
+            outbox.send_all(recipients(&self.seats, &self.spectators), &msg);
+        }
+    }
+
+    /// Handles the passing of time: a flag, then seats whose grace period is over (each loses
+    /// a game still on by abandonment).
+    pub(crate) fn handle_timeout(&mut self, now: Timestamp, grace: Duration, outbox: &mut Outbox) {
+        if let Some(game) = &mut self.game {
+            game.handle_timeout(now);
+        }
+        for seat in SEATS {
+            let Some(since) = self.seats[seat].away_since() else {
+                continue;
+            };
+            if since + grace > now {
+                continue;
+            }
+            self.seats[seat] = SeatState::Gone;
+            if self.rematch == Some(seat) {
+                self.rematch = None;
+            }
+            tracing::info!(room = %self.code, ?seat, "grace period over: seat lost");
+            let by = self.color_of(seat);
+            if let Some(game) = self.game.as_mut().filter(|g| g.status().is_ongoing()) {
+                // An ongoing game accepts an abandonment; should it ever refuse, the game
+                // simply goes on with the seat lost.
+                if let Err(err) = game.handle(now, xq_session::Command::Abandon { by }) {
+                    tracing::warn!(room = %self.code, %err, "abandonment refused");
+                }
+            }
+        }
+        self.flush(outbox);
+    }
+
+    /// When this room next needs [`Room::handle_timeout`].
+    pub(crate) fn deadline(&self, grace: Duration) -> Option<Timestamp> {
+        let flag = self.game.as_ref().and_then(Match::poll_timeout);
+        let grace_over = SEATS
+            .iter()
+            .filter_map(|&seat| self.seats[seat].away_since())
+            .map(|since| since + grace)
+            .min();
+        flag.into_iter().chain(grace_over).min()
+    }
+
+    /// Whether nobody holds a seat any more, so the room can go.
+    pub(crate) fn is_deserted(&self) -> bool {
+        !SEATS.iter().any(|&seat| self.seats[seat].is_held())
+    }
+
+    /// The whole state of the room at `now`.
+    pub(crate) fn snapshot(&self, now: Timestamp) -> Snapshot {
+        let seats = ByColor::new_with(|color| {
+            let seat = self.seats[self.seat_of(color)];
+            SeatInfo {
+                taken: seat.is_taken(),
+                connected: seat.conn().is_some(),
+            }
+        });
+        let rematch_requested = self.rematch.map(|seat| self.color_of(seat));
+        let Some(game) = &self.game else {
+            let clocks = match self.options.time_control {
+                TimeControl::Untimed => None,
+                TimeControl::Increment { base, .. } => Some(ByColor {
+                    red: base,
+                    black: base,
+                }),
+            };
+            return Snapshot {
+                code: self.code,
+                config: self.config(),
+                moves: Vec::new(),
+                clocks,
+                clocks_running: false,
+                pending_undo: None,
+                pending_draw: None,
+                status: Status::Ongoing,
+                seats,
+                rematch_requested,
+                next_seq: self.next_seq,
+            };
+        };
+        Snapshot {
+            code: self.code,
+            config: game.config().clone(),
+            moves: game.moves().iter().map(|played| played.mv).collect(),
+            clocks: game.clocks(now),
+            clocks_running: game.clocks_running(),
+            pending_undo: game.pending_undo(),
+            pending_draw: game.pending_draw(),
+            status: game.status(),
+            seats,
+            rematch_requested,
+            next_seq: self.next_seq,
+        }
+    }
+
+    /// The rules the room's matches are played under.
+    fn config(&self) -> MatchConfig {
+        let mut config = MatchConfig::default();
+        config.time_control = self.options.time_control;
+        config.undo = self.options.undo;
+        config
+    }
+
+    /// Makes `game` the room's match, numbering from 0 again, and records its start.
+    fn install(&mut self, now: Timestamp, game: Match, outbox: &mut Outbox) {
+        self.red = game.journal().red;
+        self.game = Some(game);
+        self.next_seq = 0;
+        self.persisted = 0;
+        self.rematch = None;
+        outbox.persist(Persist::MatchStarted {
+            code: self.code,
+            options: self.options,
+            red: self.red,
+            started: now,
+            first_token: self.tokens.first,
+            second_token: self.tokens.second,
+        });
+        tracing::info!(room = %self.code, red = ?self.red, "match started");
+    }
+
+    fn broadcast_snapshot(&self, now: Timestamp, outbox: &mut Outbox) {
+        let msg = ServerMsg::Snapshot(Box::new(self.snapshot(now)));
+        self.broadcast(outbox, &msg);
+    }
+}
+
+/// The players connected now, then the spectators (a free function so that it can borrow
+/// these fields while the match is borrowed mutably).
+fn recipients<'a>(
+    seats: &'a Seats<SeatState>,
+    spectators: &'a [ConnId],
+) -> impl Iterator<Item = ConnId> + 'a {
+    SEATS
+        .iter()
+        .filter_map(|&seat| seats[seat].conn())
+        .chain(spectators.iter().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The relay keeps thousands of idle rooms; a room (its match inline) must stay a small
+    /// part of the few kilobytes an idle match may cost.
+    #[test]
+    fn a_room_stays_small() {
+        assert!(size_of::<Room>() <= 1024, "{} bytes", size_of::<Room>());
+    }
+}

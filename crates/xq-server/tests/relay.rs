@@ -1,0 +1,944 @@
+//! The core, driven exactly: a virtual clock, connections by number, and every frame decoded.
+//! No sleeps, no sockets.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use xq_protocol::{
+    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions,
+    SeatChoice, ServerMsg, Snapshot, codec,
+};
+use xq_rules::iccs::Iccs;
+use xq_rules::{Color, Move};
+use xq_server::{Config, ConnId, Output, Persist, Relay};
+use xq_session::{
+    Command, CommandError, Event, GameResult, Match, Status, TimeControl, Timestamp, WinReason,
+};
+
+const GRACE: Duration = Duration::from_secs(60);
+
+/// A relay, a virtual clock and what each connection has been sent.
+struct Harness {
+    relay: Relay,
+    now: u64,
+    next_conn: u64,
+    inbox: HashMap<ConnId, Vec<ServerMsg>>,
+    closed: Vec<(ConnId, DisconnectReason)>,
+    /// Every output of the last input, in order.
+    last: Vec<Output>,
+}
+
+/// A player as the tests see it: its connection, room, colour and token.
+#[derive(Clone, Copy, Debug)]
+struct Player {
+    conn: ConnId,
+    code: RoomCode,
+    color: Color,
+    token: ResumeToken,
+}
+
+impl Harness {
+    fn new() -> Self {
+        Self::with_config(Config {
+            grace: GRACE,
+            ..Config::default()
+        })
+    }
+
+    fn with_config(config: Config) -> Self {
+        Self {
+            relay: Relay::new(config, [42; 32]),
+            now: 1_000,
+            next_conn: 1,
+            inbox: HashMap::new(),
+            closed: Vec::new(),
+            last: Vec::new(),
+        }
+    }
+
+    fn now(&self) -> Timestamp {
+        Timestamp::from_millis(self.now)
+    }
+
+    fn collect(&mut self) {
+        self.last.clear();
+        while let Some(output) = self.relay.poll_output() {
+            match &output {
+                Output::Send { to, frame } => {
+                    let msg = codec::decode(frame).expect("the relay sends valid frames");
+                    self.inbox.entry(*to).or_default().push(msg);
+                }
+                Output::Close { conn, reason } => self.closed.push((*conn, *reason)),
+                Output::Persist(_) => {}
+            }
+            self.last.push(output);
+        }
+    }
+
+    /// Moves the clock on, calling `handle_timeout` at every deadline on the way as a driver
+    /// would.
+    fn advance(&mut self, millis: u64) {
+        let end = self.now + millis;
+        while let Some(at) = self.relay.poll_timeout() {
+            if at.as_millis() > end {
+                break;
+            }
+            self.now = self.now.max(at.as_millis());
+            self.relay.handle_timeout(self.now());
+            self.collect();
+        }
+        self.now = end;
+    }
+
+    /// A connection that has not said hello yet.
+    fn raw(&mut self) -> ConnId {
+        let conn = ConnId(self.next_conn);
+        self.next_conn += 1;
+        self.relay.handle_connect(self.now(), conn, "mem");
+        self.collect();
+        conn
+    }
+
+    /// A connection that said hello and was welcomed.
+    fn client(&mut self) -> ConnId {
+        let conn = self.raw();
+        self.send(conn, hello(None));
+        assert!(matches!(self.take(conn)[..], [ServerMsg::Welcome { .. }]));
+        conn
+    }
+
+    fn send(&mut self, conn: ConnId, msg: ClientMsg) {
+        let frame = codec::to_frame(&msg).expect("test messages encode");
+        self.send_bytes(conn, &frame);
+    }
+
+    fn send_bytes(&mut self, conn: ConnId, frame: &[u8]) {
+        self.relay.handle_frame(self.now(), conn, frame);
+        self.collect();
+    }
+
+    fn disconnect(&mut self, conn: ConnId) {
+        self.relay.handle_disconnect(self.now(), conn);
+        self.collect();
+    }
+
+    /// Everything `conn` has been sent since the last call.
+    fn take(&mut self, conn: ConnId) -> Vec<ServerMsg> {
+        self.inbox.remove(&conn).unwrap_or_default()
+    }
+
+    /// The one error `conn` got; fails if it got anything else.
+    fn error(&mut self, conn: ConnId) -> ErrorCode {
+        match &self.take(conn)[..] {
+            [ServerMsg::Error { code, .. }] => *code,
+            other => panic!("expected one error, got {other:?}"),
+        }
+    }
+
+    fn assert_silent(&mut self, conns: &[ConnId]) {
+        for &conn in conns {
+            assert_eq!(self.take(conn), [], "{conn} should have been sent nothing");
+        }
+    }
+
+    fn game(&self, code: RoomCode) -> Match {
+        self.relay.game(code).expect("the match runs").clone()
+    }
+
+    /// A room created by a new client with `options`; returns the creator.
+    fn create(&mut self, options: RoomOptions) -> Player {
+        let conn = self.client();
+        self.send(conn, ClientMsg::CreateRoom(options));
+        let msgs = self.take(conn);
+        let [
+            ServerMsg::Joined {
+                code,
+                seat: Some(color),
+                resume: Some(token),
+            },
+            ServerMsg::Snapshot(snapshot),
+        ] = &msgs[..]
+        else {
+            panic!("expected joined and a snapshot, got {msgs:?}");
+        };
+        assert_eq!(snapshot.next_seq, 0);
+        assert!(!snapshot.clocks_running);
+        assert!(!snapshot.seats[!*color].taken);
+        Player {
+            conn,
+            code: *code,
+            color: *color,
+            token: *token,
+        }
+    }
+
+    /// A new client joining `code`; returns the joiner and checks both got the started match.
+    fn join(&mut self, creator: Player) -> Player {
+        let conn = self.client();
+        self.send(conn, ClientMsg::JoinRoom { code: creator.code });
+        let msgs = self.take(conn);
+        let [
+            ServerMsg::Joined {
+                code,
+                seat: Some(color),
+                resume: Some(token),
+            },
+            ServerMsg::Snapshot(snapshot),
+        ] = &msgs[..]
+        else {
+            panic!("expected joined and a snapshot, got {msgs:?}");
+        };
+        assert_eq!(*code, creator.code);
+        assert_eq!(*color, !creator.color);
+        assert!(snapshot.seats.red.taken && snapshot.seats.black.taken);
+        let creator_saw = snapshot_of(&self.take(creator.conn));
+        assert_eq!(creator_saw, **snapshot);
+        Player {
+            conn,
+            code: *code,
+            color: *color,
+            token: *token,
+        }
+    }
+
+    /// Two players in a started room, Red first.
+    fn pair(&mut self, options: RoomOptions) -> (Player, Player) {
+        let creator = self.create(RoomOptions {
+            seat: SeatChoice::Red,
+            ..options
+        });
+        let joiner = self.join(creator);
+        (creator, joiner)
+    }
+
+    fn play(&mut self, player: Player, iccs: &str) {
+        let command = Command::Play {
+            by: player.color,
+            mv: mv(iccs),
+        };
+        self.send(player.conn, ClientMsg::Command(command));
+    }
+}
+
+fn hello(resume: Option<ResumeToken>) -> ClientMsg {
+    ClientMsg::Hello {
+        version: PROTOCOL_VERSION,
+        client: "test".into(),
+        resume,
+    }
+}
+
+fn mv(iccs: &str) -> Move {
+    let iccs: Iccs = iccs.parse().expect("valid ICCS");
+    Move::new(iccs.from, iccs.to)
+}
+
+fn snapshot_of(msgs: &[ServerMsg]) -> Snapshot {
+    match msgs {
+        [ServerMsg::Snapshot(snapshot)] => (**snapshot).clone(),
+        other => panic!("expected one snapshot, got {other:?}"),
+    }
+}
+
+/// The numbered events among `msgs`.
+fn events(msgs: &[ServerMsg]) -> Vec<(u64, Event)> {
+    msgs.iter()
+        .filter_map(|msg| match msg {
+            ServerMsg::Event { seq, event } => Some((*seq, event.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn blitz() -> RoomOptions {
+    RoomOptions {
+        time_control: TimeControl::Increment {
+            base: Duration::from_secs(10),
+            increment: Duration::ZERO,
+        },
+        ..RoomOptions::default()
+    }
+}
+
+#[test]
+fn hello_is_welcomed_and_a_ping_answered() {
+    let mut h = Harness::new();
+    let conn = h.client();
+    h.send(conn, ClientMsg::Ping { nonce: 9 });
+    assert_eq!(h.take(conn), [ServerMsg::Pong { nonce: 9 }]);
+}
+
+#[test]
+fn another_protocol_version_is_disconnected_clearly() {
+    let mut h = Harness::new();
+    let conn = h.raw();
+    h.send(
+        conn,
+        ClientMsg::Hello {
+            version: PROTOCOL_VERSION + 1,
+            client: "future".into(),
+            resume: None,
+        },
+    );
+    assert!(matches!(
+        h.take(conn)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::VersionMismatch,
+            ..
+        }]
+    ));
+    assert_eq!(h.closed, [(conn, DisconnectReason::VersionMismatch)]);
+    assert_eq!(h.relay.connection_count(), 0);
+
+    // A frame written by another version does not even decode: the same clear answer.
+    let other = h.raw();
+    let mut frame = codec::to_frame(&hello(None)).expect("encodes");
+    frame[0] = PROTOCOL_VERSION + 1;
+    h.send_bytes(other, &frame);
+    assert!(matches!(
+        h.take(other)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::VersionMismatch,
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn nothing_is_served_before_hello_and_hello_comes_once() {
+    let mut h = Harness::new();
+    let conn = h.raw();
+    h.send(conn, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(h.error(conn), ErrorCode::HelloExpected);
+    h.send(conn, hello(None));
+    assert!(matches!(h.take(conn)[..], [ServerMsg::Welcome { .. }]));
+    h.send(conn, hello(None));
+    assert_eq!(h.error(conn), ErrorCode::HelloExpected);
+    assert_eq!(h.relay.room_count(), 0);
+}
+
+#[test]
+fn create_then_join_starts_the_match_for_both() {
+    let mut h = Harness::new();
+    let creator = h.create(RoomOptions {
+        seat: SeatChoice::Black,
+        ..blitz()
+    });
+    assert_eq!(creator.color, Color::Black);
+    let joiner = h.join(creator);
+    assert_eq!(joiner.color, Color::Red);
+    let game = h.game(creator.code);
+    assert!(game.clocks_running());
+    assert_eq!(game.turn(), Color::Red);
+
+    // A third player finds the room full; the players hear nothing of it.
+    let late = h.client();
+    h.send(late, ClientMsg::JoinRoom { code: creator.code });
+    assert_eq!(h.error(late), ErrorCode::RoomFull);
+    h.assert_silent(&[creator.conn, joiner.conn]);
+
+    // Creating or joining from inside a room is refused.
+    h.send(creator.conn, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(h.error(creator.conn), ErrorCode::AlreadyInRoom);
+    assert_eq!(h.relay.room_count(), 1);
+}
+
+#[test]
+fn room_codes_are_unique() {
+    let mut h = Harness::new();
+    let mut codes = std::collections::HashSet::new();
+    for _ in 0..200 {
+        assert!(codes.insert(h.create(RoomOptions::default()).code));
+    }
+}
+
+#[test]
+fn quick_match_pairs_the_next_two_players() {
+    let mut h = Harness::new();
+    let first = h.client();
+    h.send(first, ClientMsg::QuickMatch(blitz()));
+    assert_eq!(h.take(first), [ServerMsg::Queued]);
+    h.send(first, ClientMsg::QuickMatch(blitz()));
+    assert_eq!(h.error(first), ErrorCode::AlreadyInRoom);
+
+    let second = h.client();
+    h.send(second, ClientMsg::QuickMatch(RoomOptions::default()));
+    let (a, b) = (h.take(first), h.take(second));
+    let seat = |msgs: &[ServerMsg]| match msgs {
+        [
+            ServerMsg::Joined {
+                seat: Some(color),
+                resume: Some(_),
+                ..
+            },
+            ServerMsg::Snapshot(s),
+        ] => (*color, s.clone()),
+        other => panic!("expected joined and a snapshot, got {other:?}"),
+    };
+    let ((color_a, snap_a), (color_b, snap_b)) = (seat(&a), seat(&b));
+    assert_eq!(color_a, !color_b);
+    assert_eq!(snap_a, snap_b);
+    // The first player's options rule the room.
+    assert_eq!(snap_a.config.time_control, blitz().time_control);
+}
+
+#[test]
+fn a_queued_player_who_leaves_is_not_paired() {
+    let mut h = Harness::new();
+    let first = h.client();
+    h.send(first, ClientMsg::QuickMatch(RoomOptions::default()));
+    h.take(first);
+    h.disconnect(first);
+    let second = h.client();
+    h.send(second, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(second), [ServerMsg::Queued]);
+    h.send(second, ClientMsg::Leave);
+    let third = h.client();
+    h.send(third, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(third), [ServerMsg::Queued]);
+    assert_eq!(h.relay.room_count(), 0);
+}
+
+#[test]
+fn a_spectator_sees_every_event_and_cannot_play() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    h.play(red, "h2e2");
+
+    let spectator = h.client();
+    h.send(spectator, ClientMsg::Spectate { code: red.code });
+    let msgs = h.take(spectator);
+    let [
+        ServerMsg::Joined {
+            seat: None,
+            resume: None,
+            ..
+        },
+        ServerMsg::Snapshot(snapshot),
+    ] = &msgs[..]
+    else {
+        panic!("expected joined and a snapshot, got {msgs:?}");
+    };
+    assert_eq!(snapshot.moves, [mv("h2e2")]);
+    assert_eq!(snapshot.next_seq, 1);
+
+    h.play(black, "h9g7");
+    h.send(
+        red.conn,
+        ClientMsg::Command(Command::OfferDraw { by: Color::Red }),
+    );
+    h.send(
+        black.conn,
+        ClientMsg::Command(Command::AnswerDraw {
+            by: Color::Black,
+            accept: true,
+        }),
+    );
+    let seen = events(&h.take(spectator));
+    let seqs: Vec<u64> = seen.iter().map(|(seq, _)| *seq).collect();
+    assert_eq!(seqs, [1, 2, 3]);
+    let red_saw = events(&h.take(red.conn));
+    assert_eq!(seen, red_saw[1..]);
+    assert_eq!(events(&h.take(black.conn)), red_saw);
+    assert!(matches!(
+        seen.last(),
+        Some((_, Event::GameOver(GameResult::Draw { .. })))
+    ));
+
+    let before = h.game(red.code);
+    h.send(
+        spectator,
+        ClientMsg::Command(Command::Resign { by: Color::Red }),
+    );
+    assert_eq!(h.error(spectator), ErrorCode::Spectator);
+    h.send(spectator, ClientMsg::Rematch);
+    assert_eq!(h.error(spectator), ErrorCode::Spectator);
+    assert_eq!(h.game(red.code), before);
+    h.assert_silent(&[red.conn, black.conn]);
+
+    h.send(spectator, ClientMsg::Leave);
+    h.send(red.conn, ClientMsg::Rematch);
+    h.assert_silent(&[spectator]);
+}
+
+/// Each hostile request gets its typed error, alone, and changes nothing for anyone.
+#[test]
+fn hostile_requests_are_refused_and_change_nothing() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    let spectator = h.client();
+    h.send(spectator, ClientMsg::Spectate { code: red.code });
+    h.take(spectator);
+    h.play(red, "h2e2");
+    h.send(
+        red.conn,
+        ClientMsg::Command(Command::RequestUndo { by: Color::Red }),
+    );
+    for conn in [red.conn, black.conn, spectator] {
+        h.take(conn);
+    }
+    let before = h.game(red.code);
+
+    let cases: Vec<(ConnId, ClientMsg, ErrorCode)> = vec![
+        // Moving for the other seat.
+        (
+            red.conn,
+            ClientMsg::Command(Command::Play {
+                by: Color::Black,
+                mv: mv("h9g7"),
+            }),
+            ErrorCode::NotYourSeat,
+        ),
+        // Out of turn.
+        (
+            red.conn,
+            ClientMsg::Command(Command::Play {
+                by: Color::Red,
+                mv: mv("b2e2"),
+            }),
+            ErrorCode::Rejected(CommandError::NotYourTurn),
+        ),
+        // Accepting one's own undo request.
+        (
+            red.conn,
+            ClientMsg::Command(Command::AnswerUndo {
+                by: Color::Red,
+                accept: true,
+            }),
+            ErrorCode::Rejected(CommandError::CannotAnswerOwnRequest),
+        ),
+        // Commands only the relay issues.
+        (
+            black.conn,
+            ClientMsg::Command(Command::Abandon { by: Color::Red }),
+            ErrorCode::ReservedCommand,
+        ),
+        (
+            black.conn,
+            ClientMsg::Command(Command::PauseClocks),
+            ErrorCode::ReservedCommand,
+        ),
+        // Joining or watching a room that does not exist.
+        (
+            spectator,
+            ClientMsg::JoinRoom {
+                code: RoomCode::from_u64(12_345),
+            },
+            ErrorCode::AlreadyInRoom,
+        ),
+        // Rematch while the game is on.
+        (black.conn, ClientMsg::Rematch, ErrorCode::GameNotOver),
+        // A second hello.
+        (black.conn, hello(None), ErrorCode::HelloExpected),
+    ];
+    for (conn, msg, code) in cases {
+        h.send(conn, msg.clone());
+        assert_eq!(h.error(conn), code, "{msg:?}");
+        h.assert_silent(&[red.conn, black.conn, spectator]);
+        assert_eq!(h.game(red.code), before, "{msg:?} changed the match");
+    }
+
+    // An illegal move (a horse jumping over its leg), on Black's turn.
+    h.send(
+        black.conn,
+        ClientMsg::Command(Command::Play {
+            by: Color::Black,
+            mv: mv("b9b5"),
+        }),
+    );
+    assert!(matches!(
+        h.error(black.conn),
+        ErrorCode::Rejected(CommandError::IllegalMove(_))
+    ));
+    h.assert_silent(&[red.conn, spectator]);
+    assert_eq!(h.game(red.code), before);
+
+    // An unknown room code, from a client in no room.
+    let stranger = h.client();
+    h.send(
+        stranger,
+        ClientMsg::JoinRoom {
+            code: RoomCode::from_u64(12_345),
+        },
+    );
+    assert_eq!(h.error(stranger), ErrorCode::RoomNotFound);
+    h.send(
+        stranger,
+        ClientMsg::Spectate {
+            code: RoomCode::from_u64(12_345),
+        },
+    );
+    assert_eq!(h.error(stranger), ErrorCode::RoomNotFound);
+    h.send(
+        stranger,
+        ClientMsg::Command(Command::Resign { by: Color::Red }),
+    );
+    assert_eq!(h.error(stranger), ErrorCode::NotInRoom);
+    h.send(stranger, ClientMsg::Leave);
+    assert_eq!(h.error(stranger), ErrorCode::NotInRoom);
+    h.assert_silent(&[red.conn, black.conn, spectator]);
+    assert_eq!(h.game(red.code), before);
+}
+
+#[test]
+fn malformed_frames_get_errors_then_a_disconnect() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    let before = h.game(red.code);
+    for garbage in [&[][..], &[PROTOCOL_VERSION, 0xff, 0xff][..]] {
+        h.send_bytes(black.conn, garbage);
+        assert_eq!(h.error(black.conn), ErrorCode::Malformed);
+        h.assert_silent(&[red.conn]);
+    }
+    // The third one in a row is too many: the sender is cut off, its seat held for it.
+    h.send_bytes(black.conn, &[PROTOCOL_VERSION, 0x05]);
+    assert!(matches!(
+        h.take(black.conn)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::Malformed,
+            ..
+        }]
+    ));
+    assert_eq!(h.closed, [(black.conn, DisconnectReason::Malformed)]);
+    assert_eq!(
+        h.take(red.conn),
+        [ServerMsg::Presence {
+            seat: Color::Black,
+            connected: false
+        }]
+    );
+    assert_eq!(h.game(red.code), before);
+}
+
+#[test]
+fn nothing_can_be_played_before_the_opponent_arrives() {
+    let mut h = Harness::new();
+    let creator = h.create(RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    });
+    h.play(creator, "h2e2");
+    assert_eq!(h.error(creator.conn), ErrorCode::NoOpponentYet);
+    h.send(
+        creator.conn,
+        ClientMsg::Command(Command::Play {
+            by: Color::Black,
+            mv: mv("h9g7"),
+        }),
+    );
+    assert_eq!(h.error(creator.conn), ErrorCode::NotYourSeat);
+    h.send(creator.conn, ClientMsg::Rematch);
+    assert_eq!(h.error(creator.conn), ErrorCode::GameNotOver);
+}
+
+#[test]
+fn a_resumed_player_misses_nothing_and_sees_nothing_twice() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(blitz());
+    let spectator = h.client();
+    h.send(spectator, ClientMsg::Spectate { code: red.code });
+    h.take(spectator);
+    h.play(red, "h2e2");
+    h.play(black, "h9g7");
+    let red_saw = events(&h.take(red.conn));
+    assert_eq!(red_saw.len(), 2);
+    assert_eq!(events(&h.take(black.conn)), red_saw);
+    assert_eq!(events(&h.take(spectator)), red_saw);
+
+    h.disconnect(red.conn);
+    let gone = ServerMsg::Presence {
+        seat: Color::Red,
+        connected: false,
+    };
+    assert_eq!(h.take(black.conn), std::slice::from_ref(&gone));
+    assert_eq!(h.take(spectator), [gone]);
+
+    // Red's clock runs while it is away; Black waits for it.
+    h.advance(3_000);
+    h.assert_silent(&[black.conn]);
+
+    // Back on a new connection with the token: the snapshot holds everything so far.
+    let back = h.raw();
+    h.send(back, hello(Some(red.token)));
+    let msgs = h.take(back);
+    let [
+        ServerMsg::Welcome { .. },
+        ServerMsg::Joined {
+            code,
+            seat: Some(Color::Red),
+            resume: Some(token),
+        },
+        ServerMsg::Snapshot(snapshot),
+    ] = &msgs[..]
+    else {
+        panic!("expected welcome, joined and a snapshot, got {msgs:?}");
+    };
+    assert_eq!((*code, *token), (red.code, red.token));
+    assert_eq!(snapshot.moves, [mv("h2e2"), mv("h9g7")]);
+    assert_eq!(snapshot.next_seq, 2);
+    assert!(snapshot.seats.red.connected);
+    let clocks = snapshot.clocks.expect("timed");
+    assert_eq!(clocks.red, Duration::from_secs(7));
+    let here = ServerMsg::Presence {
+        seat: Color::Red,
+        connected: true,
+    };
+    assert_eq!(h.take(black.conn), std::slice::from_ref(&here));
+    assert_eq!(h.take(spectator), [here]);
+
+    // Play goes on, numbered from the snapshot's next_seq.
+    let red = Player { conn: back, ..red };
+    h.play(red, "b0c2");
+    let next = events(&h.take(back));
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].0, snapshot.next_seq);
+    assert_eq!(events(&h.take(black.conn)), next);
+}
+
+#[test]
+fn a_resume_replaces_a_connection_that_has_not_failed_yet() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    let back = h.raw();
+    h.send(back, hello(Some(black.token)));
+    assert_eq!(h.take(back).len(), 3);
+    assert!(matches!(
+        h.take(black.conn)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::Kicked,
+            ..
+        }]
+    ));
+    // The opponent never saw the seat empty.
+    h.assert_silent(&[red.conn]);
+    h.play(red, "h2e2");
+    assert_eq!(events(&h.take(back)).len(), 1);
+    h.assert_silent(&[black.conn]);
+}
+
+#[test]
+fn an_unknown_token_is_refused_and_the_connection_stays() {
+    let mut h = Harness::new();
+    let conn = h.raw();
+    h.send(conn, hello(Some(ResumeToken([1; 16]))));
+    let msgs = h.take(conn);
+    assert!(matches!(
+        msgs[..],
+        [
+            ServerMsg::Welcome { .. },
+            ServerMsg::Error {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        ]
+    ));
+    h.send(conn, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(h.take(conn).len(), 2);
+}
+
+#[test]
+fn staying_away_past_the_grace_period_abandons_the_game() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    h.play(red, "h2e2");
+    h.take(red.conn);
+    h.take(black.conn);
+    h.disconnect(black.conn);
+    h.take(red.conn);
+
+    h.advance(GRACE.as_millis() as u64 - 1);
+    h.assert_silent(&[red.conn]);
+    h.advance(1);
+    let over = events(&h.take(red.conn));
+    assert_eq!(
+        over.last().map(|(_, event)| event),
+        Some(&Event::GameOver(GameResult::Win {
+            winner: Color::Red,
+            reason: WinReason::Abandonment
+        }))
+    );
+    assert_eq!(over[0].0, 1);
+
+    // The token is void now.
+    let late = h.raw();
+    h.send(late, hello(Some(black.token)));
+    assert!(matches!(
+        h.take(late)[..],
+        [
+            ServerMsg::Welcome { .. },
+            ServerMsg::Error {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        ]
+    ));
+
+    // Once the winner goes too and its grace ends, the room closes.
+    h.disconnect(red.conn);
+    h.advance(GRACE.as_millis() as u64);
+    assert_eq!(h.relay.room_count(), 0);
+    assert_eq!(h.relay.poll_timeout(), None);
+}
+
+#[test]
+fn a_room_left_before_anyone_joined_closes_after_the_grace_period() {
+    let mut h = Harness::new();
+    let creator = h.create(RoomOptions::default());
+    h.send(creator.conn, ClientMsg::Leave);
+    assert_eq!(h.take(creator.conn), []);
+    h.advance(GRACE.as_millis() as u64);
+    assert_eq!(h.relay.room_count(), 0);
+    assert!(h.last.iter().any(
+        |out| matches!(out, Output::Persist(Persist::RoomClosed { code }) if *code == creator.code)
+    ));
+    let joiner = h.client();
+    h.send(joiner, ClientMsg::JoinRoom { code: creator.code });
+    assert_eq!(h.error(joiner), ErrorCode::RoomNotFound);
+}
+
+#[test]
+fn a_flag_falls_when_the_timer_fires() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(blitz());
+    h.advance(2_000);
+    h.play(red, "h2e2");
+    h.take(red.conn);
+    h.take(black.conn);
+    // Black has 10 s from Red's move.
+    let deadline = h.relay.poll_timeout().expect("Black's clock runs");
+    assert_eq!(deadline, Timestamp::from_millis(h.now + 10_000));
+    h.advance(9_999);
+    h.assert_silent(&[red.conn, black.conn]);
+    h.advance(1);
+    let over = GameResult::Win {
+        winner: Color::Red,
+        reason: WinReason::TimeForfeit,
+    };
+    for conn in [red.conn, black.conn] {
+        assert_eq!(events(&h.take(conn)), [(1, Event::GameOver(over))]);
+    }
+    assert_eq!(h.game(red.code).status(), Status::Finished(over));
+}
+
+#[test]
+fn rematch_swaps_colours_once_both_ask() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    h.play(red, "h2e2");
+    h.send(
+        black.conn,
+        ClientMsg::Command(Command::Resign { by: Color::Black }),
+    );
+    h.take(red.conn);
+    h.take(black.conn);
+
+    h.send(red.conn, ClientMsg::Rematch);
+    let asked = ServerMsg::RematchRequested { by: Color::Red };
+    assert_eq!(h.take(red.conn), std::slice::from_ref(&asked));
+    assert_eq!(h.take(black.conn), [asked]);
+    h.send(red.conn, ClientMsg::Rematch);
+    h.assert_silent(&[red.conn, black.conn]);
+
+    h.send(black.conn, ClientMsg::Rematch);
+    for (player, color) in [(red, Color::Black), (black, Color::Red)] {
+        let msgs = h.take(player.conn);
+        let [
+            ServerMsg::Joined {
+                seat: Some(seat),
+                resume: Some(token),
+                ..
+            },
+            ServerMsg::Snapshot(snapshot),
+        ] = &msgs[..]
+        else {
+            panic!("expected joined and a snapshot, got {msgs:?}");
+        };
+        assert_eq!((*seat, *token), (color, player.token));
+        assert_eq!(snapshot.next_seq, 0);
+        assert!(snapshot.moves.is_empty());
+        assert_eq!(snapshot.status, Status::Ongoing);
+    }
+    // The old Black opens the new game, numbered from 0.
+    let new_red = Player {
+        color: Color::Red,
+        ..black
+    };
+    h.play(new_red, "h2e2");
+    assert_eq!(events(&h.take(red.conn))[0].0, 0);
+}
+
+#[test]
+fn accepted_commands_are_persisted_before_their_events_go_out() {
+    let mut h = Harness::new();
+    let creator = h.create(RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    });
+    let conn = h.client();
+    h.send(conn, ClientMsg::JoinRoom { code: creator.code });
+    assert!(matches!(
+        h.last.iter().find(|out| matches!(out, Output::Persist(_))),
+        Some(Output::Persist(Persist::MatchStarted { code, .. })) if *code == creator.code
+    ));
+    h.play(creator, "h2e2");
+    let first_send = h
+        .last
+        .iter()
+        .position(|out| matches!(out, Output::Send { .. }));
+    let persist = h
+        .last
+        .iter()
+        .position(|out| matches!(out, Output::Persist(Persist::Entry { .. })));
+    assert!(persist.is_some() && persist < first_send, "{:?}", h.last);
+
+    // A refusal persists nothing.
+    h.play(creator, "h2e2");
+    assert!(!h.last.iter().any(|out| matches!(out, Output::Persist(_))));
+}
+
+#[test]
+fn shutdown_pauses_clocks_and_says_goodbye_to_everyone() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(blitz());
+    let idle = h.client();
+    h.advance(1_000);
+    h.relay.shutdown(h.now());
+    h.collect();
+    for conn in [red.conn, black.conn] {
+        let msgs = h.take(conn);
+        assert!(
+            matches!(
+                msgs[..],
+                [
+                    ServerMsg::Event {
+                        event: Event::ClocksPaused { .. },
+                        ..
+                    },
+                    ServerMsg::Disconnect {
+                        reason: DisconnectReason::ShuttingDown,
+                        ..
+                    }
+                ]
+            ),
+            "{msgs:?}"
+        );
+    }
+    assert!(matches!(
+        h.take(idle)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::ShuttingDown,
+            ..
+        }]
+    ));
+    assert_eq!(h.closed.len(), 3);
+    assert_eq!(h.relay.poll_timeout(), None);
+    // Latecomers are turned away.
+    let late = h.raw();
+    assert!(matches!(
+        h.take(late)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::ShuttingDown,
+            ..
+        }]
+    ));
+}

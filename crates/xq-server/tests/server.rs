@@ -1,0 +1,343 @@
+//! The driver over real transports: `mem://`, loopback UDP and QUIC, each under a timeout.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use xq_protocol::{
+    ClientMsg, DisconnectReason, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
+    ServerMsg, codec,
+};
+use xq_rules::iccs::Iccs;
+use xq_rules::{Color, Move};
+use xq_server::Server;
+use xq_session::{Command, Event, GameResult, WinReason};
+use xq_transport::{Connection, Options, TransportError};
+
+/// Generous bound for any one test; a hang fails instead of blocking CI.
+const TEST_TIMEOUT: Duration = Duration::from_secs(15);
+
+fn options(dir: &tempfile::TempDir) -> Options {
+    Options {
+        quic_identity_dir: dir.path().to_path_buf(),
+        ..Options::default()
+    }
+}
+
+fn mem_url() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!("mem://server-test-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A client that speaks messages, not frames.
+struct Client(Arc<dyn Connection>);
+
+impl Client {
+    async fn connect(url: &str, options: &Options) -> Self {
+        let conn = xq_transport::connect(url, options)
+            .await
+            .unwrap_or_else(|e| panic!("connect {url}: {e}"));
+        Self(conn)
+    }
+
+    /// Connects and says hello (with a resume token, if given); returns the client and what
+    /// followed the welcome.
+    async fn hello(url: &str, options: &Options, resume: Option<ResumeToken>) -> Self {
+        let client = Self::connect(url, options).await;
+        client
+            .send(ClientMsg::Hello {
+                version: PROTOCOL_VERSION,
+                client: "server-test".into(),
+                resume,
+            })
+            .await;
+        assert!(matches!(client.recv().await, ServerMsg::Welcome { .. }));
+        client
+    }
+
+    async fn send(&self, msg: ClientMsg) {
+        let frame = codec::to_frame(&msg).expect("test messages encode");
+        self.0.send(frame).await.expect("send");
+    }
+
+    async fn recv(&self) -> ServerMsg {
+        let frame = self.0.recv().await.expect("recv");
+        codec::decode(&frame).expect("the relay sends valid frames")
+    }
+
+    /// Skips messages until one matches.
+    async fn wait_for(&self, pred: impl Fn(&ServerMsg) -> bool) -> ServerMsg {
+        loop {
+            let msg = self.recv().await;
+            if pred(&msg) {
+                return msg;
+            }
+        }
+    }
+
+    /// Creates a room as Red; returns its code and the seat's token.
+    async fn create(&self) -> (RoomCode, ResumeToken) {
+        self.send(ClientMsg::CreateRoom(RoomOptions {
+            seat: SeatChoice::Red,
+            ..RoomOptions::default()
+        }))
+        .await;
+        let ServerMsg::Joined {
+            code,
+            resume: Some(token),
+            ..
+        } = self.recv().await
+        else {
+            panic!("expected joined");
+        };
+        assert!(matches!(self.recv().await, ServerMsg::Snapshot(_)));
+        (code, token)
+    }
+
+    async fn join(&self, code: RoomCode) -> ResumeToken {
+        self.send(ClientMsg::JoinRoom { code }).await;
+        let ServerMsg::Joined {
+            resume: Some(token),
+            ..
+        } = self.recv().await
+        else {
+            panic!("expected joined");
+        };
+        assert!(matches!(self.recv().await, ServerMsg::Snapshot(_)));
+        token
+    }
+
+    async fn play(&self, by: Color, iccs: &str) {
+        let iccs: Iccs = iccs.parse().expect("valid ICCS");
+        let mv = Move::new(iccs.from, iccs.to);
+        self.send(ClientMsg::Command(Command::Play { by, mv }))
+            .await;
+    }
+
+    /// The next event, with its number.
+    async fn event(&self) -> (u64, Event) {
+        match self
+            .wait_for(|msg| matches!(msg, ServerMsg::Event { .. }))
+            .await
+        {
+            ServerMsg::Event { seq, event } => (seq, event),
+            _ => unreachable!("filtered above"),
+        }
+    }
+
+    /// Waits for the shutdown notice, then for the connection to end.
+    async fn expect_shutdown(&self) {
+        let bye = self
+            .wait_for(|msg| matches!(msg, ServerMsg::Disconnect { .. }))
+            .await;
+        assert!(matches!(
+            bye,
+            ServerMsg::Disconnect {
+                reason: DisconnectReason::ShuttingDown,
+                ..
+            }
+        ));
+        match self.0.recv().await {
+            Err(TransportError::Closed | TransportError::ConnectionLost) => {}
+            other => panic!("expected the connection to end, got {other:?}"),
+        }
+    }
+}
+
+/// Two players on (possibly) different transports of one relay play a short game.
+async fn short_game(red_url: &str, black_url: &str, options: &Options) -> (Client, Client) {
+    let red = Client::hello(red_url, options, None).await;
+    let black = Client::hello(black_url, options, None).await;
+    let (code, _) = red.create().await;
+    black.join(code).await;
+    assert!(matches!(red.recv().await, ServerMsg::Snapshot(_)));
+    red.play(Color::Red, "h2e2").await;
+    // Each waits for the other's move before its own: the relay sees them in turn.
+    assert!(matches!(black.event().await, (0, Event::MovePlayed { .. })));
+    black.play(Color::Black, "h9g7").await;
+    assert!(matches!(black.event().await, (1, Event::MovePlayed { .. })));
+    black
+        .send(ClientMsg::Command(Command::Resign { by: Color::Black }))
+        .await;
+    assert!(matches!(red.event().await, (0, Event::MovePlayed { .. })));
+    assert!(matches!(red.event().await, (1, Event::MovePlayed { .. })));
+    let over = Event::GameOver(GameResult::Win {
+        winner: Color::Red,
+        reason: WinReason::Resignation,
+    });
+    assert_eq!(red.event().await, (2, over.clone()));
+    assert_eq!(black.event().await, (2, over));
+    (red, black)
+}
+
+async fn game_over(scheme: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = options(&dir);
+    let url = match scheme {
+        "mem" => mem_url(),
+        other => format!("{other}://127.0.0.1:0"),
+    };
+    let server = Server::builder()
+        .listen(url)
+        .transport(options.clone())
+        .start()
+        .await
+        .expect("server starts");
+    let url = server.local_urls()[0].clone();
+    let (red, black) = short_game(&url, &url, &options).await;
+    server.shutdown().await;
+    red.expect_shutdown().await;
+    black.expect_shutdown().await;
+}
+
+fn within<F: Future>(future: F) -> F::Output {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime
+        .block_on(async { tokio::time::timeout(TEST_TIMEOUT, future).await })
+        .expect("the test finished in time")
+}
+
+#[test]
+fn a_game_and_a_shutdown_over_mem() {
+    within(game_over("mem"));
+}
+
+#[test]
+fn a_game_and_a_shutdown_over_udp() {
+    within(game_over("udp"));
+}
+
+#[test]
+fn a_game_and_a_shutdown_over_quic() {
+    within(game_over("quic"));
+}
+
+#[test]
+fn one_relay_serves_every_transport_at_once() {
+    within(async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let options = options(&dir);
+        let server = Server::builder()
+            .listen(mem_url())
+            .listen("udp://127.0.0.1:0")
+            .listen("quic://127.0.0.1:0")
+            .transport(options.clone())
+            .start()
+            .await
+            .expect("server starts");
+        let urls = server.local_urls().to_vec();
+        assert!(urls[1].starts_with("udp://127.0.0.1:") && !urls[1].ends_with(":0"));
+        assert!(urls[2].starts_with("quic://127.0.0.1:") && urls[2].contains("?fp="));
+        // Red on mem, Black on UDP; then Red on QUIC, Black on mem.
+        short_game(&urls[0], &urls[1], &options).await;
+        short_game(&urls[2], &urls[0], &options).await;
+        server.shutdown().await;
+    });
+}
+
+#[test]
+fn a_dropped_player_resumes_and_an_absent_one_loses_by_abandonment() {
+    within(async {
+        let options = Options::default();
+        let server = Server::builder()
+            .listen(mem_url())
+            .grace(Duration::from_millis(300))
+            .start()
+            .await
+            .expect("server starts");
+        let url = server.local_urls()[0].clone();
+        let red = Client::hello(&url, &options, None).await;
+        let black = Client::hello(&url, &options, None).await;
+        let (code, red_token) = red.create().await;
+        black.join(code).await;
+        red.play(Color::Red, "h2e2").await;
+        assert_eq!(black.event().await.0, 0);
+
+        // Red's connection goes; Black is told, and Red comes back in time.
+        red.0.close().await;
+        drop(red);
+        let gone = black.recv().await;
+        assert_eq!(
+            gone,
+            ServerMsg::Presence {
+                seat: Color::Red,
+                connected: false
+            }
+        );
+        let red = Client::hello(&url, &options, Some(red_token)).await;
+        assert!(matches!(red.recv().await, ServerMsg::Joined { .. }));
+        let ServerMsg::Snapshot(snapshot) = red.recv().await else {
+            panic!("expected a snapshot");
+        };
+        assert_eq!(snapshot.next_seq, 1);
+        assert_eq!(snapshot.moves.len(), 1);
+        assert_eq!(
+            black.recv().await,
+            ServerMsg::Presence {
+                seat: Color::Red,
+                connected: true
+            }
+        );
+
+        // Black goes for good: the driver's timer ends the game at the grace period's end.
+        black.0.close().await;
+        let over = red.event().await;
+        assert_eq!(
+            over,
+            (
+                1,
+                Event::GameOver(GameResult::Win {
+                    winner: Color::Red,
+                    reason: WinReason::Abandonment
+                })
+            )
+        );
+        server.shutdown().await;
+        red.expect_shutdown().await;
+    });
+}
+
+#[test]
+fn the_callers_future_triggers_the_shutdown() {
+    within(async {
+        let server = Server::builder()
+            .listen(mem_url())
+            .start()
+            .await
+            .expect("server starts");
+        let url = server.local_urls()[0].clone();
+        let client = Client::hello(&url, &Options::default(), None).await;
+        let (trigger, signal) = tokio::sync::oneshot::channel::<()>();
+        let running = tokio::spawn(server.run_until(async {
+            let _ = signal.await;
+        }));
+        client.send(ClientMsg::Ping { nonce: 1 }).await;
+        assert_eq!(client.recv().await, ServerMsg::Pong { nonce: 1 });
+        trigger.send(()).expect("the server waits");
+        client.expect_shutdown().await;
+        running.await.expect("the server task ends");
+        // The listener is gone with it.
+        assert!(
+            xq_transport::connect(&url, &Options::default())
+                .await
+                .is_err()
+        );
+    });
+}
+
+#[test]
+fn a_listener_that_cannot_open_is_reported() {
+    within(async {
+        let err = Server::builder()
+            .listen("tcp://127.0.0.1:0")
+            .start()
+            .await
+            .expect_err("no such transport");
+        assert!(err.to_string().contains("tcp://127.0.0.1:0"), "{err}");
+        assert!(Server::builder().start().await.is_err());
+    });
+}
