@@ -7,7 +7,9 @@
 //!
 //! - [`Setup`] is an unvalidated position; [`Position::from_setup`] is the only way to a
 //!   [`Position`], which is always legal and changes only by legal moves.
-//! - Notations live in their own modules: [`fen::Fen`] and [`iccs::Iccs`] (`h2e2`).
+//! - Notations live in their own modules: [`fen::Fen`], [`iccs::Iccs`] (`h2e2`), and the
+//!   descriptive notations [`wxf::Wxf`] (`C2=5`, as Fairy-Stockfish writes it) and
+//!   [`chinese::Chinese`] (`炮二平五`), which need the position to resolve.
 //! - [`perft()`] counts leaves of the legal-move tree, to compare move generators.
 //!
 //! # Examples
@@ -34,6 +36,7 @@
 
 mod board;
 mod color;
+mod descriptive;
 mod movegen;
 mod mv;
 mod perft;
@@ -45,8 +48,10 @@ mod square;
 mod tables;
 mod zobrist;
 
+pub mod chinese;
 pub mod fen;
 pub mod iccs;
+pub mod wxf;
 
 pub use board::Board;
 pub use color::{ByColor, Color};
