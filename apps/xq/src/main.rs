@@ -8,6 +8,8 @@ mod rules;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use xq_rules::chinese::Chinese;
+use xq_rules::wxf::Wxf;
 
 /// Xiangqi tools: move generation, notations, positions.
 #[derive(Parser)]
@@ -47,6 +49,20 @@ enum Command {
         /// Moves in ICCS (`h2e2`).
         moves: Vec<String>,
     },
+    /// Prints the WXF notation (`C2=5`) of each move in turn, space-separated.
+    Wxf {
+        /// A FEN, or `startpos`.
+        position: String,
+        /// Moves in ICCS (`h2e2`).
+        moves: Vec<String>,
+    },
+    /// Prints the Chinese notation (`炮二平五`) of each move in turn, space-separated.
+    Chinese {
+        /// A FEN, or `startpos`.
+        position: String,
+        /// Moves in ICCS (`h2e2`).
+        moves: Vec<String>,
+    },
     /// Prints a text diagram of the board (Chinese glyphs, Red at the bottom) and the status.
     Show {
         /// A FEN, or `startpos`.
@@ -71,6 +87,12 @@ fn main() -> ExitCode {
         Command::Moves { position } => rules::for_each_input(&position, rules::moves),
         Command::Status { position } => rules::for_each_input(&position, rules::status),
         Command::Play { position, moves } => rules::play(&position, &moves),
+        Command::Wxf { position, moves } => rules::notate(&position, &moves, |pos, mv| {
+            Wxf::from_move(pos, mv).to_string()
+        }),
+        Command::Chinese { position, moves } => rules::notate(&position, &moves, |pos, mv| {
+            Chinese::from_move(pos, mv).to_string()
+        }),
         Command::Show { position } => rules::show(&position),
         Command::Replay { file } => replay::replay(&file),
     };

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use xq_rules::fen::Fen;
 use xq_session::{Replay, pgn};
 
-/// Prints `<ply> <iccs> <fen>` for every ply of the record in `path`, then the result line.
+/// Prints `<ply> <iccs> <wxf> <fen>` for every ply of the record in `path`, then the result line.
 pub(crate) fn replay(path: &Path) -> Result<()> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let record = pgn::parse(&text).with_context(|| path.display().to_string())?;
@@ -17,7 +17,7 @@ pub(crate) fn replay(path: &Path) -> Result<()> {
     while replay.forward() {
         if let Some((_, text)) = replay.last_move() {
             let fen = Fen::from_position(replay.position());
-            writeln!(out, "{} {} {fen}", replay.ply(), text.iccs)?;
+            writeln!(out, "{} {} {} {fen}", replay.ply(), text.iccs, text.wxf)?;
         }
     }
     let token = pgn::result_token(replay.outcome());

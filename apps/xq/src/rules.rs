@@ -67,16 +67,21 @@ pub(crate) fn perft(position: &str, depth: u32, divide: bool) -> Result<()> {
     Ok(())
 }
 
-/// Plays ICCS moves one by one; `Err` names the first bad one, its index (from 1) and why.
-pub(crate) fn play_moves(mut pos: Position, moves: &[String]) -> Result<Position> {
+/// Plays ICCS moves one by one, calling `visit` with each position and the move about to be
+/// played in it; `Err` names the first bad move, its index (from 1) and why.
+fn play_moves(
+    mut pos: Position,
+    moves: &[String],
+    mut visit: impl FnMut(&Position, Move),
+) -> Result<Position> {
     for (index, text) in moves.iter().enumerate() {
         let number = index + 1;
         let iccs: Iccs = text
             .parse()
             .with_context(|| format!("move {number} '{text}'"))?;
-        let mv = iccs.to_move(&pos);
-        match mv {
+        match iccs.to_move(&pos) {
             Ok(mv) => {
+                visit(&pos, mv);
                 pos.play_unchecked(mv);
             }
             Err(reason) => bail!("move {number} '{text}' is illegal: {reason}"),
@@ -86,8 +91,22 @@ pub(crate) fn play_moves(mut pos: Position, moves: &[String]) -> Result<Position
 }
 
 pub(crate) fn play(position: &str, moves: &[String]) -> Result<()> {
-    let pos = play_moves(parse_position(position)?, moves)?;
+    let pos = play_moves(parse_position(position)?, moves, |_, _| {})?;
     println!("{}", Fen::from_position(&pos));
+    Ok(())
+}
+
+/// Prints each move in a notation that depends on the position it is played in.
+pub(crate) fn notate(
+    position: &str,
+    moves: &[String],
+    write: impl Fn(&Position, Move) -> String,
+) -> Result<()> {
+    let mut words = Vec::with_capacity(moves.len());
+    play_moves(parse_position(position)?, moves, |pos, mv| {
+        words.push(write(pos, mv));
+    })?;
+    println!("{}", words.join(" "));
     Ok(())
 }
 

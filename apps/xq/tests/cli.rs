@@ -133,3 +133,18 @@ fn bad_input_is_reported_not_panicked_on() {
     fails(&["perft", "startpos", "-1"], "");
     fails(&["frobnicate"], "");
 }
+
+#[test]
+fn notations_of_each_move_in_turn() {
+    let moves = ["startpos", "h2e2", "h9g7", "h0g2", "i9h9", "b0c2"];
+    assert_eq!(
+        ok(&[&["wxf"][..], &moves].concat()),
+        "C2=5 H8+7 H2+3 R9=8 H8+7\n"
+    );
+    assert_eq!(
+        ok(&[&["chinese"][..], &moves].concat()),
+        "炮二平五 马８进７ 马二进三 车９平８ 马八进七\n"
+    );
+    let err = fails(&["wxf", "startpos", "h2e2", "h2e2"], "");
+    assert!(err.contains("move 2 'h2e2' is illegal"), "{err}");
+}

@@ -15,10 +15,10 @@
 //!
 //! A `FEN` tag gives the start position when it is not the standard one; `Termination` says
 //! why the game ended, in the words of [`crate::WinReason`] and [`crate::DrawReason`]. Moves
-//! are written in ICCS by default ([`MoveFormat`]).
+//! are written in ICCS by default, or in WXF ([`MoveFormat`]).
 //!
-//! The reader accepts one game. Each move may be ICCS (`h2e2`, `H2-E2`), recognised token by
-//! token. Move numbers (`1.`, `1...`), NAGs (`$1`), trailing annotation marks (`!?`, `+`),
+//! The reader accepts one game. Each move may be ICCS (`h2e2`, `H2-E2`), WXF (`C2=5`,
+//! `R1.2`) or Chinese (`炮二平五`), recognised token by token. Move numbers (`1.`, `1...`), NAGs (`$1`), trailing annotation marks (`!?`, `+`),
 //! comments (`{...}` and `;` to the end of the line) and `%` escape lines are skipped.
 //! Variations (`(...)`, nested or not) are skipped unread: only the main line is loaded. The
 //! movetext must end with a result token (`1-0`, `0-1`, `1/2-1/2` or `*`), so that a truncated
@@ -28,7 +28,9 @@
 use std::fmt;
 
 use xq_rules::fen::{Fen, ParseFenError};
+use xq_rules::chinese::{Chinese, ChineseError};
 use xq_rules::iccs::Iccs;
+use xq_rules::wxf::{Wxf, WxfError};
 use xq_rules::{Color, IllegalMove, Move, Outcome, Position, PositionError};
 
 use crate::history::History;
@@ -41,6 +43,22 @@ pub enum MoveFormat {
     /// ICCS coordinates (`h2e2`): unambiguous and read by every Xiangqi program.
     #[default]
     Iccs,
+    /// WXF notation (`C2=5`), as Fairy-Stockfish writes it.
+    Wxf,
+}
+
+/// Why a move token that is readable notation names no legal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// An ICCS move that the rules forbid.
+    #[error(transparent)]
+    Iccs(#[from] IllegalMove),
+    /// A WXF description that fits no legal move, or several.
+    #[error(transparent)]
+    Wxf(#[from] WxfError),
+    /// A Chinese description that fits no legal move, or several.
+    #[error(transparent)]
+    Chinese(#[from] ChineseError),
 }
 
 /// A move number as PGN writes it: `12.` before a Red move, `12...` before a Black one.
@@ -118,7 +136,7 @@ pub enum PgnError {
         /// The token.
         text: String,
         /// Why it is illegal.
-        reason: IllegalMove,
+        reason: MoveError,
     },
     /// The movetext does not end with a result token, so the record may be truncated.
     #[error("line {line}: the moves end without a result (1-0, 0-1, 1/2-1/2 or *)")]
@@ -176,7 +194,6 @@ pub enum PgnError {
 /// ```
 #[must_use]
 pub fn write(record: &Record, format: MoveFormat) -> String {
-    let MoveFormat::Iccs = format;
     let tags = &record.tags;
     let unknown = |value: &Option<String>| value.clone().unwrap_or_else(|| "?".to_owned());
     let mut pairs = vec![
@@ -217,7 +234,10 @@ pub fn write(record: &Record, format: MoveFormat) -> String {
         if number.by == Color::Red || index == 0 {
             words.push(number.to_string());
         }
-        words.push(mv.to_string());
+        words.push(match format {
+            MoveFormat::Iccs => mv.to_string(),
+            MoveFormat::Wxf => Wxf::from_move(&pos, mv).to_string(),
+        });
         pos.play_unchecked(mv);
     }
     words.push(result_token(record.outcome()).to_owned());
@@ -355,36 +375,53 @@ fn play_word(history: &mut History, line: usize, word: &str) -> Result<(), PgnEr
     if word.starts_with('$') {
         return Ok(());
     }
-    let rest = word.trim_start_matches(|c: char| c.is_ascii_digit());
-    let text = match rest.strip_prefix('.') {
-        Some(after_number) => after_number.trim_start_matches('.'),
-        None if rest.is_empty() => return Ok(()),
-        None => word,
+    let word = word.trim_end_matches(['!', '?', '+', '#']);
+    let pos = history.current();
+    let number = MoveNumber::of(pos);
+    // A whole word that reads as a move is one (WXF soldiers such as `27=8` start with digits);
+    // otherwise a leading move number (`12.`, `12...`) is cut off first.
+    let text = if parse_move(pos, word).is_some() {
+        word
+    } else {
+        let rest = word.trim_start_matches(|c: char| c.is_ascii_digit());
+        match rest.strip_prefix('.') {
+            Some(after_number) => after_number.trim_start_matches('.'),
+            None if rest.is_empty() => return Ok(()),
+            None => word,
+        }
     };
-    let text = text.trim_end_matches(['!', '?', '+', '#']);
     if text.is_empty() {
         return Ok(());
     }
-    let pos = history.current();
-    let number = MoveNumber::of(pos);
-    let error = |reason| PgnError::IllegalMove {
-        line,
-        number,
-        text: text.to_owned(),
-        reason,
-    };
-    let mv: Move = match text.parse::<Iccs>() {
-        Ok(iccs) => iccs.to_move(pos).map_err(error)?,
-        Err(_) => {
-            return Err(PgnError::UnreadableMove {
-                line,
-                number,
-                text: text.to_owned(),
-            });
-        }
-    };
+    let mv = parse_move(pos, text)
+        .ok_or_else(|| PgnError::UnreadableMove {
+            line,
+            number,
+            text: text.to_owned(),
+        })?
+        .map_err(|reason| PgnError::IllegalMove {
+            line,
+            number,
+            text: text.to_owned(),
+            reason,
+        })?;
     history.push(mv);
     Ok(())
+}
+
+/// Reads `text` as ICCS, WXF or Chinese: `None` if it is none of them, otherwise the move or
+/// why the notation names no legal move.
+fn parse_move(pos: &Position, text: &str) -> Option<Result<Move, MoveError>> {
+    if let Ok(iccs) = text.parse::<Iccs>() {
+        return Some(iccs.to_move(pos).map_err(MoveError::from));
+    }
+    if let Ok(wxf) = text.parse::<Wxf>() {
+        return Some(wxf.to_move(pos).map_err(MoveError::from));
+    }
+    if let Ok(chinese) = text.parse::<Chinese>() {
+        return Some(chinese.to_move(pos).map_err(MoveError::from));
+    }
+    None
 }
 
 /// The tag section as read so far.

@@ -163,6 +163,9 @@ proptest! {
         prop_assert_eq!(read.outcome(), game.status().result().map(|r| r.outcome()));
         prop_assert_eq!(read.result(), game.status().result());
         prop_assert_eq!(&read, &record);
+        let wxf = pgn::write(&record, MoveFormat::Wxf);
+        let read_wxf = pgn::parse(&wxf).map_err(|e| TestCaseError::fail(format!("{e}\n{wxf}")))?;
+        prop_assert_eq!(&read_wxf, &record);
 
         // A replay walks the same positions forward and back.
         let mut replay = Replay::new(read);

@@ -130,7 +130,7 @@ fn errors_name_the_line_and_the_move() {
                 by: Color::Black
             },
             text: "h9g7".into(),
-            reason: IllegalMove::NoPiece(Square::H9),
+            reason: MoveError::Iccs(IllegalMove::NoPiece(Square::H9)),
         }
     );
     let err = error("[Event \"x\"]\n\n1. h2e2 h9g7\n2. h0g2 zz99 *");
@@ -202,4 +202,34 @@ fn the_result_must_agree_with_its_tags() {
         record.tags.other,
         [("Termination".to_owned(), "normal".to_owned())]
     );
+}
+
+#[test]
+fn wxf_and_chinese_records_load_like_iccs_ones() {
+    let iccs = parsed("1. h2e2 h9g7 2. h0g2 i9h9 3. g3g4 c6c5 *");
+    let wxf = parsed("1. C2=5 H8+7 2. H2+3 R9=8 3. P3+1 P3+1 *");
+    let chinese = parsed("1. 炮二平五 马８进７ 2. 马二进三 车９平８ 3. 兵三进一 卒３进１ *");
+    assert_eq!(wxf, iccs);
+    assert_eq!(chinese, iccs);
+    // Fairy-Stockfish's dot spelling and a WXF soldier word that starts with digits.
+    let dotted = parsed("1. C2.5 H8+7 *");
+    assert_eq!(dotted.moves(), &iccs.moves()[..2]);
+}
+
+#[test]
+fn wxf_export_reads_back() {
+    let record = parsed("1. h2e2 h9g7 2. h0g2 i9h9 3. g3g4 c6c5 1-0");
+    let text = write(&record, MoveFormat::Wxf);
+    assert!(text.contains("\n1. C2=5 H8+7 2. H2+3 R9=8 3. P3+1 P3+1 1-0\n"), "{text}");
+    assert_eq!(parsed(&text), record);
+}
+
+#[test]
+fn descriptive_moves_that_fit_no_legal_move_are_named() {
+    let err = error("1. C2=5 H8+7 2. R1+9 *");
+    let PgnError::IllegalMove { line, text, reason, .. } = err else {
+        panic!("{err:?}");
+    };
+    assert_eq!((line, text.as_str()), (1, "R1+9"));
+    assert_eq!(reason, MoveError::Wxf(WxfError::Illegal));
 }
