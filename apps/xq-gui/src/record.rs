@@ -1,0 +1,60 @@
+//! Saving the game as PGN and opening a record to replay: a path field and two buttons.
+
+use eframe::egui::{RichText, Ui};
+use xq_gui_model::ViewModel;
+use xq_session::Timestamp;
+
+/// The record section's state: the path typed in and the outcome of the last save or open.
+pub(crate) struct RecordPanel {
+    path: String,
+    outcome: Option<String>,
+}
+
+impl Default for RecordPanel {
+    fn default() -> Self {
+        Self {
+            path: "game.pgn".to_owned(),
+            outcome: None,
+        }
+    }
+}
+
+impl RecordPanel {
+    pub(crate) fn show(&mut self, ui: &mut Ui, view: &mut ViewModel, now: Timestamp) {
+        ui.label(RichText::new("Record (PGN)").strong());
+        ui.horizontal(|ui| {
+            let label = ui.label("File");
+            ui.text_edit_singleline(&mut self.path)
+                .labelled_by(label.id);
+        });
+        ui.horizontal(|ui| {
+            let text = view.save_pgn();
+            if ui
+                .add_enabled(text.is_some(), eframe::egui::Button::new("Save PGN"))
+                .clicked()
+                && let Some(text) = text
+            {
+                self.outcome = Some(match std::fs::write(&self.path, text) {
+                    Ok(()) => format!("Saved to {}", self.path),
+                    Err(error) => format!("Cannot save: {error}"),
+                });
+            }
+            if ui.button("Open PGN").clicked() {
+                self.outcome = Some(self.open(view, now));
+            }
+        });
+        if let Some(outcome) = &self.outcome {
+            ui.label(RichText::new(outcome).italics());
+        }
+    }
+
+    fn open(&self, view: &mut ViewModel, now: Timestamp) -> String {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => match view.open_pgn(now, &text) {
+                Ok(()) => format!("Replaying {}", self.path),
+                Err(error) => format!("Not a game record: {error}"),
+            },
+            Err(error) => format!("Cannot open: {error}"),
+        }
+    }
+}

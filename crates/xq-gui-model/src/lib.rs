@@ -1,0 +1,71 @@
+//! The view-model of the xq GUI: everything the window shows and every input it forwards, as
+//! plain data, with no GUI toolkit.
+//!
+//! The egui app only draws what [`ViewModel`] says and calls it on input, so all behaviour is
+//! tested here without a window or a real clock:
+//!
+//! - [`BoardLayout`] and [`Orientation`]: where each square is drawn, the player's own side at
+//!   the bottom, and which square a click hits.
+//! - [`Selection`]: picking up a piece, its legal targets (from `xq-rules`), and what a click
+//!   does ([`Click`]).
+//! - [`Action`], [`Buttons`] and [`Dialog`]: the game buttons, when they are enabled, and the
+//!   opponent's undo or draw requests waiting for an answer.
+//! - [`MoveRow`] and [`Notation`]: the move list, in Chinese, WXF or ICCS notation; PGN save
+//!   and open, and stepping through a record ([`Step`]).
+//! - [`GameBackend`]: where commands go and events come from. [`LocalGame`] is two players
+//!   at one screen, driving an `xq_session::Match`; a game on a relay is another backend.
+//!
+//! It does no IO: the app reads and writes files and passes in the time as an
+//! `xq_session::Timestamp`.
+//!
+//! # Examples
+//!
+//! ```
+//! use xq_gui_model::{Click, LocalGame, ViewModel};
+//! use xq_rules::{Color, Move, Square};
+//! use xq_session::{Command, MatchConfig, Timestamp};
+//!
+//! let now = Timestamp::from_millis(0);
+//! let mut view = ViewModel::new();
+//! view.start(now, Box::new(LocalGame::new(MatchConfig::default(), now)));
+//!
+//! // Pick up the cannon on h2: its legal targets light up.
+//! assert_eq!(view.click(now, Some(Square::H2))?, Click::Selected(Square::H2));
+//! assert!(view.selection().targets().any(|to| to == Square::E2));
+//!
+//! // Click a target: the move is played.
+//! let mv = Move::new(Square::H2, Square::E2);
+//! assert_eq!(view.click(now, Some(Square::E2))?, Click::Move(mv));
+//! assert_eq!(view.last_move(), Some(mv));
+//! assert_eq!(view.status_line(), "Black to move");
+//! # Ok::<_, xq_gui_model::ActionError>(())
+//! ```
+//!
+//! # Feature flags
+//!
+//! None.
+
+#![warn(missing_docs)]
+
+mod action;
+mod backend;
+mod dialog;
+mod layout;
+mod local;
+mod move_list;
+mod notation;
+mod orientation;
+mod selection;
+mod text;
+mod view_model;
+
+pub use action::{Action, Buttons};
+pub use backend::{BackendError, GameBackend};
+pub use dialog::Dialog;
+pub use layout::{BoardLayout, Point};
+pub use local::LocalGame;
+pub use move_list::{MoveEntry, MoveRow};
+pub use notation::Notation;
+pub use orientation::{Cell, Orientation};
+pub use selection::{Click, Selection};
+pub use view_model::{ActionError, Step, ViewModel};

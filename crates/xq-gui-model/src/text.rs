@@ -1,0 +1,77 @@
+//! Words and numbers for the status line.
+
+use std::time::Duration;
+
+use xq_rules::{Color, Outcome};
+use xq_session::GameResult;
+
+/// A side's name as the UI writes it.
+#[must_use]
+pub(crate) const fn side_name(color: Color) -> &'static str {
+    match color {
+        Color::Red => "Red",
+        Color::Black => "Black",
+    }
+}
+
+/// A result in words: "Red wins by checkmate", "Draw by agreement".
+#[must_use]
+pub(crate) fn result_text(result: GameResult) -> String {
+    match result {
+        GameResult::Win { winner, reason } => format!("{} wins by {reason}", side_name(winner)),
+        GameResult::Draw { reason } => format!("Draw by {reason}"),
+    }
+}
+
+/// A result whose reason is unknown (a PGN without a termination tag we read).
+#[must_use]
+pub(crate) fn outcome_text(outcome: Outcome) -> String {
+    match outcome {
+        Outcome::Decisive { winner } => format!("{} wins", side_name(winner)),
+        Outcome::Draw => "Draw".to_owned(),
+    }
+}
+
+/// A clock reading: `m:ss`, or `h:mm:ss` from an hour up. Tenths show in the last ten seconds,
+/// when they matter.
+#[must_use]
+pub(crate) fn clock_text(left: Duration) -> String {
+    let secs = left.as_secs();
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else if secs < 10 {
+        format!("{m}:{s:02}.{}", left.subsec_millis() / 100)
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use xq_session::{DrawReason, WinReason};
+
+    use super::*;
+
+    #[test]
+    fn results_read_as_sentences() {
+        let win = GameResult::Win {
+            winner: Color::Black,
+            reason: WinReason::Checkmate,
+        };
+        assert_eq!(result_text(win), "Black wins by checkmate");
+        let draw = GameResult::Draw {
+            reason: DrawReason::Agreement,
+        };
+        assert_eq!(result_text(draw), "Draw by agreement");
+        assert_eq!(outcome_text(Outcome::Draw), "Draw");
+    }
+
+    #[test]
+    fn clocks_read_like_clocks() {
+        assert_eq!(clock_text(Duration::from_secs(300)), "5:00");
+        assert_eq!(clock_text(Duration::from_secs(3_725)), "1:02:05");
+        assert_eq!(clock_text(Duration::from_millis(9_450)), "0:09.4");
+        assert_eq!(clock_text(Duration::ZERO), "0:00.0");
+    }
+}

@@ -1,0 +1,520 @@
+//! The view-model: what the window shows and what its inputs do, without a toolkit.
+
+use xq_rules::{ByColor, Color, Move, Position, Square};
+use xq_session::pgn::{self, MoveFormat, PgnError};
+use xq_session::{Command, Event, Replay, Status, Timestamp};
+
+use crate::move_list::move_rows;
+use crate::text::{clock_text, outcome_text, result_text, side_name};
+use crate::{
+    Action, BackendError, Buttons, Click, Dialog, GameBackend, MoveRow, Notation, Orientation,
+    Selection,
+};
+
+/// Everything the GUI shows and every input it forwards, as plain data and methods: the egui
+/// code draws what this says and calls it on clicks, and the tests drive it with a virtual
+/// clock and no window.
+///
+/// It shows one of three things: nothing played yet (the start position, idle), a game
+/// through a [`GameBackend`], or a PGN record being replayed. A replay is opened over the game
+/// and closed back to it; the game goes on meanwhile.
+///
+/// **Calling order**: call [`tick`](Self::tick) every frame with the current time, so the
+/// game's events (an opponent's move, a flag) reach the view; every method that sends a
+/// command takes the time too.
+pub struct ViewModel {
+    game: Option<Box<dyn GameBackend>>,
+    replay: Option<Replay>,
+    /// What the board shows while there is neither a game nor a replay.
+    idle: Position,
+    selection: Selection,
+    flipped: bool,
+    notation: Notation,
+    notice: Option<String>,
+    /// Derived from the game or replay; recomputed after each change, not every frame.
+    shown: Shown,
+}
+
+#[derive(Default)]
+struct Shown {
+    rows: Vec<MoveRow>,
+    last_move: Option<Move>,
+    plies: usize,
+    buttons: Buttons,
+    dialog: Option<Dialog>,
+}
+
+/// A step through a replayed record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// To the start position.
+    Start,
+    /// One move back.
+    Back,
+    /// One move forward.
+    Forward,
+    /// To the final position.
+    End,
+}
+
+/// Why an input did nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ActionError {
+    /// No game is being played.
+    #[error("no game is being played")]
+    NoGame,
+    /// A record is being replayed: close it to play on.
+    #[error("close the replay to play on")]
+    Replaying,
+    /// The player at this screen plays neither side.
+    #[error("you are watching, not playing")]
+    Spectating,
+    /// No request is waiting for this player's answer.
+    #[error("there is nothing to answer")]
+    NothingToAnswer,
+    /// The game refused the command.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+impl ViewModel {
+    /// An idle view: the start position, no game.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            game: None,
+            replay: None,
+            idle: Position::startpos(),
+            selection: Selection::default(),
+            flipped: false,
+            notation: Notation::default(),
+            notice: None,
+            shown: Shown::default(),
+        }
+    }
+
+    /// Starts showing `game` (closing any replay).
+    pub fn start(&mut self, now: Timestamp, game: Box<dyn GameBackend>) {
+        self.game = Some(game);
+        self.replay = None;
+        self.notice = None;
+        self.selection.clear();
+        self.refresh(now);
+    }
+
+    /// Lets time pass to `now` and takes in what happened in the game.
+    pub fn tick(&mut self, now: Timestamp) {
+        let Some(game) = &mut self.game else { return };
+        let events: Vec<Event> = std::iter::from_fn(|| game.poll_event(now)).collect();
+        for event in &events {
+            self.take_in(event);
+        }
+        if !events.is_empty() {
+            self.refresh(now);
+        }
+    }
+
+    /// The position on the board: the replay's, the game's, or the start position.
+    #[must_use]
+    pub fn position(&self) -> &Position {
+        shown_position(self.replay.as_ref(), self.game.as_deref(), &self.idle)
+    }
+
+    /// How the board is turned: the player's side at the bottom (Red when playing both or
+    /// none), given a half turn by [`flip`](Self::flip).
+    #[must_use]
+    pub fn orientation(&self) -> Orientation {
+        let black_only = self
+            .game
+            .as_ref()
+            .is_some_and(|game| game.seats()[Color::Black] && !game.seats()[Color::Red]);
+        let base = Orientation {
+            bottom: if black_only { Color::Black } else { Color::Red },
+        };
+        if self.flipped { base.flipped() } else { base }
+    }
+
+    /// Turns the board around.
+    pub fn flip(&mut self) {
+        self.flipped = !self.flipped;
+    }
+
+    /// The notation of the move list.
+    #[must_use]
+    pub const fn notation(&self) -> Notation {
+        self.notation
+    }
+
+    /// Writes the move list in `notation` from now on.
+    pub fn set_notation(&mut self, now: Timestamp, notation: Notation) {
+        self.notation = notation;
+        self.refresh(now);
+    }
+
+    /// The picked-up piece and its legal targets.
+    #[must_use]
+    pub const fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// The move that led to the position shown, to mark on the board.
+    #[must_use]
+    pub fn last_move(&self) -> Option<Move> {
+        match &self.replay {
+            Some(replay) => replay.last_move().map(|(played, _)| played.mv),
+            None => self.shown.last_move,
+        }
+    }
+
+    /// The square of the general in check in the position shown, if any: where to announce
+    /// "將軍".
+    #[must_use]
+    pub fn checked_general(&self) -> Option<Square> {
+        let pos = self.position();
+        pos.is_check().then(|| pos.general(pos.turn()))
+    }
+
+    /// Handles a click on `square` (`None`: off the board): picks up a piece of the side the
+    /// player may move now, puts it back, or plays the move to a legal target.
+    ///
+    /// # Errors
+    ///
+    /// The game refused the move (only possible when a remote game moved on meanwhile).
+    pub fn click(&mut self, now: Timestamp, square: Option<Square>) -> Result<Click, ActionError> {
+        let mover = self.mover();
+        let pos = shown_position(self.replay.as_ref(), self.game.as_deref(), &self.idle);
+        let click = self.selection.click(pos, mover, square);
+        if let (Click::Move(mv), Some(by)) = (click, mover) {
+            self.send(now, Command::Play { by, mv })?;
+        }
+        Ok(click)
+    }
+
+    /// Which game buttons are enabled.
+    #[must_use]
+    pub const fn buttons(&self) -> Buttons {
+        self.shown.buttons
+    }
+
+    /// Presses a game button; returns the command sent.
+    ///
+    /// # Errors
+    ///
+    /// Why nothing was sent; the same text becomes the [`notice`](Self::notice).
+    pub fn act(&mut self, now: Timestamp, action: Action) -> Result<Command, ActionError> {
+        let game = self.playing()?;
+        let by = action
+            .actor(game.seats(), game.position().turn())
+            .ok_or(ActionError::Spectating)?;
+        let command = action.command(by);
+        self.send(now, command)?;
+        Ok(command)
+    }
+
+    /// Starts the next game with colours swapped, once this one is over.
+    ///
+    /// # Errors
+    ///
+    /// Why not; the same text becomes the [`notice`](Self::notice).
+    pub fn rematch(&mut self, now: Timestamp) -> Result<(), ActionError> {
+        let result = self
+            .playing_mut()
+            .and_then(|game| game.rematch(now).map_err(ActionError::from));
+        self.selection.clear();
+        self.after(now, result)
+    }
+
+    /// The request waiting for this player's answer, if any.
+    #[must_use]
+    pub const fn dialog(&self) -> Option<Dialog> {
+        self.shown.dialog
+    }
+
+    /// Answers the open [`dialog`](Self::dialog); returns the command sent.
+    ///
+    /// # Errors
+    ///
+    /// Why nothing was sent; the same text becomes the [`notice`](Self::notice).
+    pub fn answer(&mut self, now: Timestamp, accept: bool) -> Result<Command, ActionError> {
+        let command = self
+            .shown
+            .dialog
+            .ok_or(ActionError::NothingToAnswer)?
+            .answer(accept);
+        self.send(now, command)?;
+        Ok(command)
+    }
+
+    /// What the game or replay is at, in words: whose move, a waiting request, the result.
+    #[must_use]
+    pub fn status_line(&self) -> String {
+        if let Some(replay) = &self.replay {
+            let at = format!("Replay: move {} of {}", replay.ply(), replay.len());
+            let end = replay
+                .result()
+                .map(result_text)
+                .or_else(|| replay.outcome().map(outcome_text));
+            return match end.filter(|_| replay.ply() == replay.len()) {
+                Some(end) => format!("{at}. {end}"),
+                None => at,
+            };
+        }
+        let Some(game) = &self.game else {
+            return "Start a local game, or open a record".to_owned();
+        };
+        let turn = game.position().turn();
+        match game.status() {
+            Status::Finished(result) => result_text(result),
+            Status::Ongoing => {
+                let seats = game.seats();
+                let waiting = game
+                    .pending_undo()
+                    .map(|request| (request.by, "an undo request"))
+                    .or_else(|| game.pending_draw().map(|by| (by, "a draw offer")))
+                    .filter(|&(by, _)| seats[by] && !seats[!by]);
+                match waiting {
+                    Some((by, what)) => format!(
+                        "{} to move; {} is considering {what}",
+                        side_name(turn),
+                        side_name(!by)
+                    ),
+                    None => format!("{} to move", side_name(turn)),
+                }
+            }
+        }
+    }
+
+    /// A one-off message about the last thing that happened (a declined offer, a refused
+    /// command), until the next move.
+    #[must_use]
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// Each side's clock at `now`, written out; `None` when the game has no clocks or a replay
+    /// is shown.
+    #[must_use]
+    pub fn clocks(&self, now: Timestamp) -> Option<ByColor<String>> {
+        if self.replay.is_some() {
+            return None;
+        }
+        Some(self.game.as_ref()?.clocks(now)?.map(clock_text))
+    }
+
+    /// Whether a clock is running, so the view must redraw to count it down.
+    #[must_use]
+    pub fn clock_running(&self, now: Timestamp) -> bool {
+        self.clocks(now).is_some()
+            && self
+                .game
+                .as_ref()
+                .is_some_and(|game| game.status().is_ongoing())
+    }
+
+    /// The move list of the game or replay shown.
+    #[must_use]
+    pub fn move_rows(&self) -> &[MoveRow] {
+        &self.shown.rows
+    }
+
+    /// The number of moves that lead to the position shown: the move list marks that entry.
+    #[must_use]
+    pub fn ply(&self) -> usize {
+        self.replay.as_ref().map_or(self.shown.plies, Replay::ply)
+    }
+
+    /// The record shown (the replay's, or the game's so far) as PGN; `None` when idle.
+    #[must_use]
+    pub fn save_pgn(&self) -> Option<String> {
+        let record = match (&self.replay, &self.game) {
+            (Some(replay), _) => replay.record().clone(),
+            (None, Some(game)) => game.record(),
+            (None, None) => return None,
+        };
+        Some(pgn::write(&record, MoveFormat::Iccs))
+    }
+
+    /// Opens a PGN record to step through, at its start position.
+    ///
+    /// # Errors
+    ///
+    /// Why the text is not a game record; the view is unchanged.
+    pub fn open_pgn(&mut self, now: Timestamp, text: &str) -> Result<(), PgnError> {
+        self.replay = Some(Replay::new(pgn::parse(text)?));
+        self.selection.clear();
+        self.notice = None;
+        self.refresh(now);
+        Ok(())
+    }
+
+    /// The replay being shown, if any.
+    #[must_use]
+    pub const fn replay(&self) -> Option<&Replay> {
+        self.replay.as_ref()
+    }
+
+    /// Steps through the replay; `false` if there is none or it cannot go that way.
+    pub fn step(&mut self, step: Step) -> bool {
+        let Some(replay) = &mut self.replay else {
+            return false;
+        };
+        match step {
+            Step::Start => replay.ply() > 0 && replay.seek(0),
+            Step::Back => replay.back(),
+            Step::Forward => replay.forward(),
+            Step::End => replay.ply() < replay.len() && replay.seek(replay.len()),
+        }
+    }
+
+    /// Goes to the position after `ply` moves of the replay (a click in its move list).
+    pub fn seek(&mut self, ply: usize) -> bool {
+        self.replay.as_mut().is_some_and(|replay| replay.seek(ply))
+    }
+
+    /// Closes the replay and shows the game (or the idle board) again.
+    pub fn close_replay(&mut self, now: Timestamp) {
+        self.replay = None;
+        self.refresh(now);
+    }
+
+    /// The side the player may move now: the side to move, if the player plays it and the
+    /// game is on and shown.
+    fn mover(&self) -> Option<Color> {
+        let game = self.playing().ok()?;
+        let turn = game.position().turn();
+        (game.status().is_ongoing() && game.seats()[turn]).then_some(turn)
+    }
+
+    /// The game, if it is shown (not hidden behind a replay).
+    fn playing(&self) -> Result<&dyn GameBackend, ActionError> {
+        if self.replay.is_some() {
+            return Err(ActionError::Replaying);
+        }
+        self.game.as_deref().ok_or(ActionError::NoGame)
+    }
+
+    fn playing_mut(&mut self) -> Result<&mut (dyn GameBackend + 'static), ActionError> {
+        if self.replay.is_some() {
+            return Err(ActionError::Replaying);
+        }
+        self.game.as_deref_mut().ok_or(ActionError::NoGame)
+    }
+
+    /// Sends `command` to the game, then takes in what it caused.
+    fn send(&mut self, now: Timestamp, command: Command) -> Result<(), ActionError> {
+        let result = self
+            .playing_mut()
+            .and_then(|game| game.send(now, command).map_err(ActionError::from));
+        self.after(now, result)
+    }
+
+    /// Brings the view up to date after an input, and notes a failure.
+    fn after(
+        &mut self,
+        now: Timestamp,
+        result: Result<(), ActionError>,
+    ) -> Result<(), ActionError> {
+        match &result {
+            Ok(()) => self.notice = None,
+            Err(error) => self.notice = Some(error.to_string()),
+        }
+        self.tick(now);
+        self.refresh(now);
+        result
+    }
+
+    /// Updates the selection and the notice for one event of the game.
+    fn take_in(&mut self, event: &Event) {
+        let notice = match *event {
+            Event::MovePlayed { .. } | Event::GameOver(_) => None,
+            Event::UndoApplied { plies, .. } => Some(match plies {
+                1 => "One move taken back".to_owned(),
+                n => format!("{n} moves taken back"),
+            }),
+            Event::UndoRequested(request) => {
+                Some(format!("{} asked to take back", side_name(request.by)))
+            }
+            Event::UndoDeclined { by } => {
+                Some(format!("{} declined the undo request", side_name(by)))
+            }
+            Event::UndoWithdrawn { by } => {
+                Some(format!("{} withdrew the undo request", side_name(by)))
+            }
+            Event::DrawOffered { by } => Some(format!("{} offered a draw", side_name(by))),
+            Event::DrawDeclined { by } => Some(format!("{} declined the draw", side_name(by))),
+            Event::DrawWithdrawn { by } => {
+                Some(format!("{} withdrew the draw offer", side_name(by)))
+            }
+            Event::UndoLapsed
+            | Event::DrawLapsed
+            | Event::ClocksPaused { .. }
+            | Event::ClocksResumed { .. } => return,
+        };
+        if matches!(
+            event,
+            Event::MovePlayed { .. } | Event::UndoApplied { .. } | Event::GameOver(_)
+        ) {
+            self.selection.clear();
+        }
+        self.notice = notice;
+    }
+
+    /// Recomputes what is derived from the game or replay.
+    fn refresh(&mut self, now: Timestamp) {
+        self.shown = Shown::default();
+        if let Some(replay) = &self.replay {
+            self.shown.rows = move_rows(replay.record(), self.notation);
+        }
+        let Some(game) = self.game.as_deref() else {
+            return;
+        };
+        let seats = game.seats();
+        if self.replay.is_none() {
+            let record = game.record();
+            let turn = game.position().turn();
+            let enabled = |action: Action| {
+                action
+                    .actor(seats, turn)
+                    .is_some_and(|by| game.check(now, action.command(by)).is_ok())
+            };
+            self.shown.rows = move_rows(&record, self.notation);
+            self.shown.last_move = record.moves().last().copied();
+            self.shown.plies = record.moves().len();
+            self.shown.buttons = Buttons {
+                request_undo: enabled(Action::RequestUndo),
+                offer_draw: enabled(Action::OfferDraw),
+                resign: enabled(Action::Resign),
+                rematch: !game.status().is_ongoing(),
+            };
+        }
+        // Requests are answered even while a replay is open: the opponent is waiting.
+        self.shown.dialog = Dialog::incoming(
+            |color| seats[color],
+            game.pending_undo(),
+            game.pending_draw(),
+        );
+    }
+}
+
+/// The position the board shows: the replay's, else the game's, else `idle`.
+fn shown_position<'a>(
+    replay: Option<&'a Replay>,
+    game: Option<&'a dyn GameBackend>,
+    idle: &'a Position,
+) -> &'a Position {
+    match (replay, game) {
+        (Some(replay), _) => replay.position(),
+        (None, Some(game)) => game.position(),
+        (None, None) => idle,
+    }
+}
+
+impl Default for ViewModel {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,459 @@
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use xq_rules::fen::Fen;
+use xq_rules::{ByColor, Color, Move, Position, Square};
+use xq_session::{
+    Command, Event, MatchConfig, Record, Status, TimeControl, Timestamp, UndoRequest,
+};
+
+use super::*;
+use crate::{Action, BackendError, Click, Dialog, GameBackend, LocalGame, Notation, Step};
+
+const fn ms(millis: u64) -> Timestamp {
+    Timestamp::from_millis(millis)
+}
+
+/// A local game seated as the test says, recording every command it is sent: how a remote game
+/// looks to the view (one colour played from here).
+struct Seated {
+    game: LocalGame,
+    seats: ByColor<bool>,
+    sent: Rc<RefCell<Vec<Command>>>,
+}
+
+impl GameBackend for Seated {
+    fn seats(&self) -> ByColor<bool> {
+        self.seats
+    }
+    fn position(&self) -> &Position {
+        self.game.position()
+    }
+    fn status(&self) -> Status {
+        self.game.status()
+    }
+    fn pending_undo(&self) -> Option<UndoRequest> {
+        self.game.pending_undo()
+    }
+    fn pending_draw(&self) -> Option<Color> {
+        self.game.pending_draw()
+    }
+    fn clocks(&self, now: Timestamp) -> Option<ByColor<Duration>> {
+        self.game.clocks(now)
+    }
+    fn record(&self) -> Record {
+        self.game.record()
+    }
+    fn check(&self, now: Timestamp, command: Command) -> Result<(), BackendError> {
+        self.game.check(now, command)
+    }
+    fn send(&mut self, now: Timestamp, command: Command) -> Result<(), BackendError> {
+        self.sent.borrow_mut().push(command);
+        self.game.send(now, command)
+    }
+    fn poll_event(&mut self, now: Timestamp) -> Option<Event> {
+        self.game.poll_event(now)
+    }
+    fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {
+        self.game.rematch(now)
+    }
+}
+
+const BOTH: ByColor<bool> = ByColor {
+    red: true,
+    black: true,
+};
+const RED: ByColor<bool> = ByColor {
+    red: true,
+    black: false,
+};
+const BLACK: ByColor<bool> = ByColor {
+    red: false,
+    black: true,
+};
+
+/// A view of a new game played from here for `seats`, and the log of commands it sends.
+fn seated(seats: ByColor<bool>, config: MatchConfig) -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
+    let sent = Rc::default();
+    let game = Seated {
+        game: LocalGame::new(config, ms(0)),
+        seats,
+        sent: Rc::clone(&sent),
+    };
+    let mut view = ViewModel::new();
+    view.start(ms(0), Box::new(game));
+    (view, sent)
+}
+
+fn local() -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
+    seated(BOTH, MatchConfig::default())
+}
+
+/// Plays `moves` (ICCS) by clicking the piece and then its target.
+fn play(view: &mut ViewModel, now: Timestamp, moves: &str) {
+    for iccs in moves.split_whitespace() {
+        let (from, to) = iccs.split_at(2);
+        let (Ok(from), Ok(to)) = (from.parse::<Square>(), to.parse::<Square>()) else {
+            panic!("bad test move {iccs}");
+        };
+        assert_eq!(
+            view.click(now, Some(from)),
+            Ok(Click::Selected(from)),
+            "{iccs}"
+        );
+        assert_eq!(
+            view.click(now, Some(to)),
+            Ok(Click::Move(Move::new(from, to))),
+            "{iccs}"
+        );
+    }
+}
+
+#[test]
+fn an_idle_view_shows_the_start_position_and_ignores_clicks() {
+    let mut view = ViewModel::new();
+    assert_eq!(view.position(), &Position::startpos());
+    assert_eq!(view.click(ms(0), Some(Square::H2)), Ok(Click::Ignored));
+    assert_eq!(view.act(ms(0), Action::Resign), Err(ActionError::NoGame));
+    assert_eq!(view.buttons(), Buttons::default());
+    assert_eq!(view.save_pgn(), None);
+    assert_eq!(view.status_line(), "Start a local game, or open a record");
+}
+
+#[test]
+fn a_click_sequence_sends_the_move() {
+    let (mut view, sent) = local();
+    assert_eq!(
+        view.click(ms(0), Some(Square::H2)),
+        Ok(Click::Selected(Square::H2))
+    );
+    assert_eq!(view.selection().square(), Some(Square::H2));
+    // An illegal target puts the piece back and sends nothing.
+    assert_eq!(view.click(ms(0), Some(Square::D4)), Ok(Click::Deselected));
+    assert!(sent.borrow().is_empty());
+    // Reselect another piece, then move it.
+    view.click(ms(0), Some(Square::H2)).ok();
+    assert_eq!(
+        view.click(ms(0), Some(Square::B2)),
+        Ok(Click::Selected(Square::B2))
+    );
+    let mv = Move::new(Square::B2, Square::E2);
+    assert_eq!(view.click(ms(500), Some(Square::E2)), Ok(Click::Move(mv)));
+    assert_eq!(
+        sent.borrow().as_slice(),
+        [Command::Play { by: Color::Red, mv }]
+    );
+    assert_eq!(view.last_move(), Some(mv));
+    assert_eq!(view.selection().square(), None);
+    assert_eq!(view.ply(), 1);
+    // In a local game the other side moves next, from the same screen.
+    play(&mut view, ms(900), "h9g7");
+    assert_eq!(view.move_rows().len(), 1);
+    assert_eq!(view.status_line(), "Red to move");
+}
+
+#[test]
+fn a_player_of_one_side_cannot_move_the_other() {
+    let (mut view, sent) = seated(RED, MatchConfig::default());
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(view.click(ms(0), Some(Square::H7)), Ok(Click::Ignored));
+    assert_eq!(view.click(ms(0), Some(Square::E2)), Ok(Click::Ignored));
+    assert_eq!(sent.borrow().len(), 1);
+}
+
+#[test]
+fn the_board_turns_for_black_and_on_request() {
+    let (mut view, _) = seated(BLACK, MatchConfig::default());
+    assert_eq!(view.orientation().bottom, Color::Black);
+    view.flip();
+    assert_eq!(view.orientation().bottom, Color::Red);
+    let (mut local, _) = local();
+    assert_eq!(local.orientation().bottom, Color::Red);
+    local.flip();
+    assert_eq!(local.orientation().bottom, Color::Black);
+}
+
+#[test]
+fn buttons_follow_what_the_session_accepts() {
+    let (mut view, _) = local();
+    let start = view.buttons();
+    assert!(!start.request_undo, "nothing to take back yet");
+    assert!(start.offer_draw && start.resign && !start.rematch);
+    play(&mut view, ms(0), "h2e2");
+    assert!(view.buttons().request_undo);
+    assert_eq!(
+        view.act(ms(0), Action::OfferDraw),
+        Ok(Command::OfferDraw { by: Color::Black })
+    );
+    assert!(!view.buttons().offer_draw, "one offer at a time");
+}
+
+#[test]
+fn an_undo_request_opens_a_dialog_and_accepting_takes_the_move_back() {
+    let (mut view, sent) = local();
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(view.dialog(), None);
+    // Right after its move, Red asks to take it back.
+    assert_eq!(
+        view.act(ms(100), Action::RequestUndo),
+        Ok(Command::RequestUndo { by: Color::Red })
+    );
+    let request = UndoRequest {
+        by: Color::Red,
+        plies: 1,
+    };
+    assert_eq!(view.dialog(), Some(Dialog::Undo(request)));
+    assert_eq!(view.notice(), Some("Red asked to take back"));
+    assert!(!view.buttons().request_undo);
+    // Black, at the same screen, accepts.
+    assert_eq!(
+        view.answer(ms(200), true),
+        Ok(Command::AnswerUndo {
+            by: Color::Black,
+            accept: true
+        })
+    );
+    assert_eq!(sent.borrow().len(), 3);
+    assert_eq!(view.dialog(), None);
+    assert_eq!(view.position(), &Position::startpos());
+    assert_eq!(view.last_move(), None);
+    assert_eq!(view.notice(), Some("One move taken back"));
+    assert!(view.move_rows().is_empty());
+}
+
+#[test]
+fn a_declined_undo_leaves_the_game_as_it_was() {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2 h9g7");
+    // At one screen the side that just moved (Black) asks, to take back its one move.
+    view.act(ms(0), Action::RequestUndo).ok();
+    assert_eq!(view.dialog().map(Dialog::from), Some(Color::Black));
+    assert_eq!(
+        view.answer(ms(0), false),
+        Ok(Command::AnswerUndo {
+            by: Color::Red,
+            accept: false
+        })
+    );
+    assert_eq!(view.notice(), Some("Red declined the undo request"));
+    assert_eq!(view.ply(), 2);
+    assert_eq!(view.answer(ms(0), true), Err(ActionError::NothingToAnswer));
+}
+
+#[test]
+fn a_remote_request_opens_a_dialog_only_for_the_side_asked() {
+    // Red plays here; Black (the "remote" side, driven directly) asks for an undo.
+    let (mut view, sent) = seated(RED, MatchConfig::default());
+    play(&mut view, ms(0), "h2e2");
+    let Some(game) = view.game.as_mut() else {
+        panic!("a game is on");
+    };
+    game.send(
+        ms(0),
+        Command::Play {
+            by: Color::Black,
+            mv: Move::new(Square::H9, Square::G7),
+        },
+    )
+    .ok();
+    game.send(ms(0), Command::RequestUndo { by: Color::Black })
+        .ok();
+    view.tick(ms(10));
+    assert_eq!(view.dialog().map(Dialog::from), Some(Color::Black));
+    assert_eq!(
+        view.answer(ms(20), true),
+        Ok(Command::AnswerUndo {
+            by: Color::Red,
+            accept: true
+        })
+    );
+    assert_eq!(
+        sent.borrow().last(),
+        Some(&Command::AnswerUndo {
+            by: Color::Red,
+            accept: true
+        })
+    );
+    assert_eq!(view.status_line(), "Black to move");
+    // Red's own draw offer opens no dialog here, but the status line says it waits.
+    view.act(ms(30), Action::OfferDraw).ok();
+    assert_eq!(view.dialog(), None);
+    assert_eq!(
+        view.status_line(),
+        "Black to move; Black is considering a draw offer"
+    );
+}
+
+#[test]
+fn a_draw_offer_accepted_ends_the_game_and_allows_a_rematch() {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2");
+    view.act(ms(0), Action::OfferDraw).ok();
+    assert_eq!(view.dialog(), Some(Dialog::Draw { by: Color::Black }));
+    view.answer(ms(0), true).ok();
+    assert_eq!(view.status_line(), "Draw by agreement");
+    let buttons = view.buttons();
+    assert!(!buttons.request_undo && !buttons.offer_draw && !buttons.resign);
+    assert!(buttons.rematch);
+    // The board is frozen once the game is over.
+    assert_eq!(view.click(ms(0), Some(Square::E3)), Ok(Click::Ignored));
+    assert_eq!(view.rematch(ms(0)), Ok(()));
+    assert_eq!(view.position(), &Position::startpos());
+    assert_eq!(view.status_line(), "Red to move");
+    assert!(!view.buttons().rematch);
+}
+
+#[test]
+fn resigning_ends_the_game_and_a_rematch_before_the_end_is_refused() {
+    let (mut view, _) = local();
+    assert!(view.rematch(ms(0)).is_err());
+    assert_eq!(view.notice(), Some("the game is not over"));
+    assert_eq!(
+        view.act(ms(0), Action::Resign),
+        Ok(Command::Resign { by: Color::Red })
+    );
+    assert_eq!(view.status_line(), "Black wins by resignation");
+    assert_eq!(view.notice(), None);
+}
+
+#[test]
+fn check_is_announced() -> Result<(), Box<dyn std::error::Error>> {
+    let mut config = MatchConfig::default();
+    config.start = "3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1"
+        .parse::<Fen>()?
+        .into_position()?;
+    let (mut view, _) = seated(BOTH, config);
+    assert_eq!(view.checked_general(), None);
+    play(&mut view, ms(0), "i0i9");
+    assert_eq!(view.checked_general(), Some(Square::D9));
+    play(&mut view, ms(0), "d9d8");
+    assert_eq!(view.checked_general(), None);
+    Ok(())
+}
+
+#[test]
+fn clocks_count_down_and_a_flag_ends_the_game() {
+    let mut config = MatchConfig::default();
+    config.time_control = TimeControl::Increment {
+        base: Duration::from_secs(60),
+        increment: Duration::ZERO,
+    };
+    let (mut view, _) = seated(BOTH, config);
+    play(&mut view, ms(5_000), "h2e2");
+    let clocks = view.clocks(ms(15_000));
+    assert_eq!(
+        clocks,
+        Some(ByColor {
+            red: "0:55".to_owned(),
+            black: "0:50".to_owned()
+        })
+    );
+    assert!(view.clock_running(ms(15_000)));
+    view.tick(ms(70_000));
+    assert_eq!(view.status_line(), "Red wins by time forfeit");
+    assert!(!view.clock_running(ms(70_000)));
+}
+
+#[test]
+fn a_spectator_cannot_act() {
+    let (mut view, _) = seated(ByColor::default(), MatchConfig::default());
+    assert_eq!(
+        view.act(ms(0), Action::Resign),
+        Err(ActionError::Spectating)
+    );
+    assert_eq!(view.notice(), None, "nothing was attempted");
+    assert_eq!(view.click(ms(0), Some(Square::H2)), Ok(Click::Ignored));
+}
+
+#[test]
+fn a_saved_record_opens_and_steps_move_by_move() -> Result<(), PgnError> {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2 h9g7 h0g2 i9h9");
+    view.act(ms(0), Action::Resign).ok();
+    let Some(text) = view.save_pgn() else {
+        panic!("a game is on");
+    };
+    assert!(text.contains("1. h2e2 h9g7 2. h0g2 i9h9 0-1"), "{text}");
+    let final_position = view.position().clone();
+
+    view.open_pgn(ms(0), &text)?;
+    let Some(replay) = view.replay() else {
+        panic!("the replay is open");
+    };
+    assert_eq!(replay.len(), 4);
+    assert_eq!(view.position(), &Position::startpos());
+    assert_eq!(view.status_line(), "Replay: move 0 of 4");
+    assert_eq!(view.move_rows().len(), 2);
+    // The board cannot be played on, and the game buttons are off.
+    assert_eq!(view.click(ms(0), Some(Square::H2)), Ok(Click::Ignored));
+    assert_eq!(view.act(ms(0), Action::Resign), Err(ActionError::Replaying));
+    assert!(!view.buttons().rematch);
+
+    assert!(!view.step(Step::Back));
+    assert!(view.step(Step::Forward));
+    assert_eq!(view.last_move(), Some(Move::new(Square::H2, Square::E2)));
+    assert_eq!(view.ply(), 1);
+    assert!(view.step(Step::End));
+    assert!(!view.step(Step::Forward));
+    assert_eq!(view.position(), &final_position);
+    assert_eq!(
+        view.status_line(),
+        "Replay: move 4 of 4. Black wins by resignation"
+    );
+    assert!(view.step(Step::Back));
+    assert_eq!(view.last_move(), Some(Move::new(Square::H0, Square::G2)));
+    assert!(view.seek(1));
+    assert!(!view.seek(5));
+    assert!(view.step(Step::Start));
+    assert_eq!(view.last_move(), None);
+
+    // The record saved from the replay is the one opened.
+    assert_eq!(view.save_pgn().as_deref(), Some(text.as_str()));
+    view.close_replay(ms(0));
+    assert_eq!(view.replay().map(|r| r.len()), None);
+    assert_eq!(view.position(), &final_position);
+    assert!(view.buttons().rematch);
+    Ok(())
+}
+
+#[test]
+fn a_broken_record_changes_nothing() {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2");
+    assert!(view.open_pgn(ms(0), "1. h2e2 h2e3 *").is_err());
+    assert!(view.replay().is_none());
+    assert_eq!(view.ply(), 1);
+}
+
+#[test]
+fn a_record_opens_without_a_game() -> Result<(), PgnError> {
+    let mut view = ViewModel::new();
+    view.open_pgn(ms(0), "1. h2e2 h9g7 1/2-1/2")?;
+    assert_eq!(view.move_rows().len(), 1);
+    assert!(view.step(Step::End));
+    assert_eq!(view.status_line(), "Replay: move 2 of 2. Draw");
+    view.close_replay(ms(0));
+    assert!(view.move_rows().is_empty());
+    Ok(())
+}
+
+#[test]
+fn the_move_list_switches_notation() {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2 h9g7");
+    let texts = |view: &ViewModel| {
+        let row = &view.move_rows()[0];
+        [&row.red, &row.black].map(|entry| entry.as_ref().map(|e| e.text.clone()))
+    };
+    assert_eq!(view.notation(), Notation::Chinese);
+    assert_eq!(
+        texts(&view),
+        [Some("炮二平五".to_owned()), Some("马８进７".to_owned())]
+    );
+    view.set_notation(ms(0), Notation::Wxf);
+    assert_eq!(
+        texts(&view),
+        [Some("C2=5".to_owned()), Some("H8+7".to_owned())]
+    );
+}
