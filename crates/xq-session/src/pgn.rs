@@ -27,8 +27,8 @@
 
 use std::fmt;
 
-use xq_rules::fen::{Fen, ParseFenError};
 use xq_rules::chinese::{Chinese, ChineseError};
+use xq_rules::fen::{Fen, ParseFenError};
 use xq_rules::iccs::Iccs;
 use xq_rules::wxf::{Wxf, WxfError};
 use xq_rules::{Color, IllegalMove, Move, Outcome, Position, PositionError};

@@ -220,14 +220,20 @@ fn wxf_and_chinese_records_load_like_iccs_ones() {
 fn wxf_export_reads_back() {
     let record = parsed("1. h2e2 h9g7 2. h0g2 i9h9 3. g3g4 c6c5 1-0");
     let text = write(&record, MoveFormat::Wxf);
-    assert!(text.contains("\n1. C2=5 H8+7 2. H2+3 R9=8 3. P3+1 P3+1 1-0\n"), "{text}");
+    assert!(
+        text.contains("\n1. C2=5 H8+7 2. H2+3 R9=8 3. P3+1 P3+1 1-0\n"),
+        "{text}"
+    );
     assert_eq!(parsed(&text), record);
 }
 
 #[test]
 fn descriptive_moves_that_fit_no_legal_move_are_named() {
     let err = error("1. C2=5 H8+7 2. R1+9 *");
-    let PgnError::IllegalMove { line, text, reason, .. } = err else {
+    let PgnError::IllegalMove {
+        line, text, reason, ..
+    } = err
+    else {
         panic!("{err:?}");
     };
     assert_eq!((line, text.as_str()), (1, "R1+9"));
