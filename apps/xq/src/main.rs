@@ -1,6 +1,7 @@
 //! `xq`: the developer's command-line tool. Its output formats are an interface that scripts rely
 //! on; each subcommand's help says what it prints.
 
+mod bot;
 mod diagram;
 mod replay;
 mod rules;
@@ -74,6 +75,9 @@ enum Command {
         /// The PGN file.
         file: std::path::PathBuf,
     },
+    /// Plays one game on a relay with random legal moves, declining undo and draw requests:
+    /// prints `room: <CODE>` once seated, then `result: <1-0|0-1|1/2-1/2> (<reason>)`.
+    Bot(bot::BotArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         }),
         Command::Show { position } => rules::show(&position),
         Command::Replay { file } => replay::replay(&file),
+        Command::Bot(args) => bot::bot(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

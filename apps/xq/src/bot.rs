@@ -1,0 +1,190 @@
+//! `xq bot`: a client that enters a room and plays legal moves until the game ends.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use rand::rngs::{StdRng, SysRng};
+use rand::seq::IndexedRandom;
+use rand::{SeedableRng, TryRng};
+use xq_client::{Client, ClientError, ClientEvent, ClientOptions, Mirror};
+use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
+use xq_rules::Color;
+use xq_session::pgn;
+
+/// The arguments of `xq bot`.
+#[derive(Args)]
+pub(crate) struct BotArgs {
+    /// The relay: `udp://host:port` or `quic://host:port?fp=<hex>`.
+    url: String,
+    #[command(flatten)]
+    entry: Entry,
+    /// How to choose moves.
+    #[arg(long, value_enum, default_value_t = Strategy::Random)]
+    moves: Strategy,
+    /// Seeds the move choice, so a game can be played again (drawn and printed to standard
+    /// error when absent).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The colour to ask for with `--create` (default: drawn by the relay).
+    #[arg(long, value_enum, conflicts_with_all = ["join", "quick"])]
+    seat: Option<Seat>,
+}
+
+/// How the bot gets into a room: exactly one of the three.
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+struct Entry {
+    /// Create a room and print its code.
+    #[arg(long)]
+    create: bool,
+    /// Join the room with this code.
+    #[arg(long, value_name = "CODE")]
+    join: Option<RoomCode>,
+    /// Be paired with the next player who asks for a quick match.
+    #[arg(long)]
+    quick: bool,
+}
+
+/// How the bot chooses among the legal moves.
+#[derive(Clone, Copy, ValueEnum)]
+enum Strategy {
+    /// Uniformly at random.
+    Random,
+}
+
+/// The colour asked for when creating a room.
+#[derive(Clone, Copy, ValueEnum)]
+enum Seat {
+    /// Red, who moves first.
+    Red,
+    /// Black.
+    Black,
+    /// Drawn by the relay.
+    Random,
+}
+
+/// Plays one game: prints `room: CODE` once seated and `result: <1-0|0-1|1/2-1/2> (<reason>)`
+/// at the end.
+pub(crate) fn bot(args: BotArgs) -> Result<()> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(play(args))
+}
+
+async fn play(args: BotArgs) -> Result<()> {
+    let seed = match args.seed {
+        Some(seed) => seed,
+        None => {
+            let seed = SysRng
+                .try_next_u64()
+                .context("drawing a seed (pass --seed)")?;
+            eprintln!("seed: {seed}");
+            seed
+        }
+    };
+    let options = ClientOptions {
+        name: concat!("xq-bot/", env!("CARGO_PKG_VERSION")).to_string(),
+        ..ClientOptions::default()
+    };
+    let mut client = Client::connect(&args.url, options)
+        .await
+        .with_context(|| format!("connecting to {}", args.url))?;
+    let room = enter(&client, &args).await.context("entering a room")?;
+    println!("room: {}", room.code);
+    let seat = room
+        .seat
+        .context("the relay seated the bot as a spectator")?;
+    let mut player = Player {
+        strategy: args.moves,
+        rng: StdRng::seed_from_u64(seed),
+        seat,
+        acted_at: None,
+    };
+    loop {
+        if let Some(mirror) = client.mirror() {
+            if let Some(result) = mirror.status().result() {
+                let token = pgn::result_token(Some(result.outcome()));
+                println!("result: {token} ({result})");
+                client.close().await;
+                return Ok(());
+            }
+            player.act(&client, &mirror).await?;
+        }
+        match client.next_event().await {
+            Some(ClientEvent::Reconnecting { cause }) => eprintln!("reconnecting: {cause}"),
+            Some(ClientEvent::Reconnected) => {
+                eprintln!("reconnected");
+                // Whatever was sent just before the failure may be lost: decide afresh.
+                player.acted_at = None;
+            }
+            Some(ClientEvent::Rejected { message, .. }) => eprintln!("refused: {message}"),
+            Some(ClientEvent::Disconnected { cause }) => {
+                return Err(cause).context("disconnected");
+            }
+            Some(_) => {}
+            None => bail!("the connection closed before the game ended"),
+        }
+    }
+}
+
+async fn enter(client: &Client, args: &BotArgs) -> Result<xq_client::Room, ClientError> {
+    let entry = &args.entry;
+    if let Some(code) = entry.join {
+        client.join(code).await
+    } else if entry.quick {
+        client.quick_match(RoomOptions::default()).await
+    } else {
+        let seat = match args.seat {
+            Some(Seat::Red) => SeatChoice::Red,
+            Some(Seat::Black) => SeatChoice::Black,
+            Some(Seat::Random) | None => SeatChoice::Random,
+        };
+        let options = RoomOptions {
+            seat,
+            ..RoomOptions::default()
+        };
+        client.create(options).await
+    }
+}
+
+/// The bot's decisions: decline the opponent's requests, and move when it is its turn.
+struct Player {
+    strategy: Strategy,
+    rng: StdRng,
+    seat: Color,
+    /// The mirror's event number when the bot last sent something: it acts once per state,
+    /// then waits for the relay's answer.
+    acted_at: Option<u64>,
+}
+
+impl Player {
+    async fn act(&mut self, client: &Client, mirror: &Mirror) -> Result<()> {
+        let state = mirror.next_seq();
+        if self.acted_at == Some(state) || !mirror.is_full() {
+            return Ok(());
+        }
+        let sent = if mirror.pending_undo().is_some_and(|req| req.by != self.seat) {
+            client.answer_undo(false).await
+        } else if mirror.pending_draw().is_some_and(|by| by != self.seat) {
+            client.answer_draw(false).await
+        } else if mirror.turn() == self.seat {
+            let choice = match self.strategy {
+                Strategy::Random => mirror.legal_moves().choose(&mut self.rng),
+            };
+            // No move: the last one mated or stalemated, and the relay's game-over event
+            // follows its move event.
+            let Some(&mv) = choice else { return Ok(()) };
+            client.play(mv).await
+        } else {
+            return Ok(());
+        };
+        match sent {
+            Ok(()) => self.acted_at = Some(state),
+            // The connection is being restored; act again once it is back.
+            Err(ClientError::NotConnected) => {}
+            Err(error) => return Err(error.into()),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,272 @@
+//! The async client: one connection to a relay, one room at a time.
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+use xq_protocol::{ClientMsg, RoomCode, RoomOptions};
+use xq_rules::{Color, Move};
+use xq_session::Command;
+
+use crate::driver::Driver;
+use crate::state::{Entry, EntryKind, Link, Shared};
+use crate::{ClientError, ClientEvent, ClientOptions, Mirror, Room, link};
+
+/// A connection to a relay, over any transport, with a mirror of the room's match that stays
+/// in step and a connection that restores itself.
+///
+/// A background task (spawned on the current tokio runtime) reads the relay's messages: it
+/// applies them to the [`Mirror`] and reports them as [`ClientEvent`]s, in order, through
+/// [`next_event`](Self::next_event). When the connection fails it reconnects, with pauses
+/// that grow, for [`crate::ReconnectPolicy::period`]; a player resumes its seat with the
+/// relay's resume token and a spectator watches again, and the mirror is rebuilt from the
+/// relay's snapshot, so nothing is missed and nothing is applied twice.
+///
+/// Commands are sent as they are asked for and are not queued: while the connection is down
+/// they fail at once with [`ClientError::NotConnected`]. The relay refuses a command with a
+/// [`ClientEvent::Rejected`]; an accepted one comes back as a [`ClientEvent::Match`] event.
+///
+/// Dropping the client stops its task and closes the connection; [`close`](Self::close) also
+/// tells the relay that it leaves.
+pub struct Client {
+    shared: Arc<Shared>,
+    events: mpsc::UnboundedReceiver<ClientEvent>,
+    /// Stops the driver when set or dropped.
+    shutdown: watch::Sender<bool>,
+}
+
+impl Client {
+    /// Connects to the relay at `url` (`mem://`, `udp://` or `quic://…?fp=<hex>`) and says
+    /// hello.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::VersionMismatch`] if the relay speaks another protocol version,
+    /// [`ClientError::Timeout`] if it does not answer within
+    /// [`ClientOptions::handshake_timeout`], otherwise the transport's error. The first
+    /// connection is not retried.
+    pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
+        let deadline = Instant::now() + options.handshake_timeout;
+        let conn = link::open(url, &options, None, deadline).await?;
+        let shared = Shared::new(Arc::clone(&conn));
+        let (sender, events) = mpsc::unbounded_channel();
+        let (shutdown, stopped) = watch::channel(false);
+        let driver = Driver::new(Arc::clone(&shared), sender, url.to_string(), options, conn);
+        tokio::spawn(driver.run(stopped));
+        Ok(Self {
+            shared,
+            events,
+            shutdown,
+        })
+    }
+
+    /// Creates a room and takes a seat in it. The match begins when someone joins
+    /// ([`ClientEvent::MatchStarted`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Refused`] with the relay's reason, or why the request could not be sent
+    /// or answered.
+    pub async fn create(&self, options: RoomOptions) -> Result<Room, ClientError> {
+        self.enter(ClientMsg::CreateRoom(options)).await
+    }
+
+    /// Takes the free seat of the room with this code; the match begins at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`create`](Self::create) (an unknown code is refused with `RoomNotFound`).
+    pub async fn join(&self, code: RoomCode) -> Result<Room, ClientError> {
+        self.enter(ClientMsg::JoinRoom { code }).await
+    }
+
+    /// Waits to be paired with the next player who asks the same, then plays the colour the
+    /// relay draws. [`ClientEvent::Queued`] reports the wait.
+    ///
+    /// # Errors
+    ///
+    /// As [`create`](Self::create).
+    pub async fn quick_match(&self, options: RoomOptions) -> Result<Room, ClientError> {
+        self.enter(ClientMsg::QuickMatch(options)).await
+    }
+
+    /// Watches the room with this code: its mirror and every event, no commands.
+    ///
+    /// # Errors
+    ///
+    /// As [`create`](Self::create).
+    pub async fn spectate(&self, code: RoomCode) -> Result<Room, ClientError> {
+        self.enter(ClientMsg::Spectate { code }).await
+    }
+
+    /// Plays a move.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NotSeated`] without a seat, or why the command could not be sent.
+    pub async fn play(&self, mv: Move) -> Result<(), ClientError> {
+        self.command_as_seat(|by| Command::Play { by, mv }).await
+    }
+
+    /// Asks the opponent to take back this player's last move (and the reply, if any).
+    ///
+    /// # Errors
+    ///
+    /// As [`play`](Self::play).
+    pub async fn request_undo(&self) -> Result<(), ClientError> {
+        self.command_as_seat(|by| Command::RequestUndo { by }).await
+    }
+
+    /// Accepts or declines the opponent's undo request.
+    ///
+    /// # Errors
+    ///
+    /// As [`play`](Self::play).
+    pub async fn answer_undo(&self, accept: bool) -> Result<(), ClientError> {
+        self.command_as_seat(|by| Command::AnswerUndo { by, accept })
+            .await
+    }
+
+    /// Offers a draw.
+    ///
+    /// # Errors
+    ///
+    /// As [`play`](Self::play).
+    pub async fn offer_draw(&self) -> Result<(), ClientError> {
+        self.command_as_seat(|by| Command::OfferDraw { by }).await
+    }
+
+    /// Accepts or declines the opponent's draw offer.
+    ///
+    /// # Errors
+    ///
+    /// As [`play`](Self::play).
+    pub async fn answer_draw(&self, accept: bool) -> Result<(), ClientError> {
+        self.command_as_seat(|by| Command::AnswerDraw { by, accept })
+            .await
+    }
+
+    /// Resigns the game.
+    ///
+    /// # Errors
+    ///
+    /// As [`play`](Self::play).
+    pub async fn resign(&self) -> Result<(), ClientError> {
+        self.command_as_seat(|by| Command::Resign { by }).await
+    }
+
+    /// Asks for a rematch once the game is over (or agrees to the opponent's request).
+    ///
+    /// # Errors
+    ///
+    /// Why the request could not be sent.
+    pub async fn rematch(&self) -> Result<(), ClientError> {
+        self.send(&ClientMsg::Rematch).await
+    }
+
+    /// Sends any match command exactly as given, for commands without a helper (withdrawing
+    /// a request) and for tests of what the relay refuses. The relay checks the colour.
+    ///
+    /// # Errors
+    ///
+    /// Why the command could not be sent.
+    pub async fn command(&self, command: Command) -> Result<(), ClientError> {
+        self.send(&ClientMsg::Command(command)).await
+    }
+
+    /// The next event, waiting for one; `None` once the client is closed and every event has
+    /// been read.
+    pub async fn next_event(&mut self) -> Option<ClientEvent> {
+        self.events.recv().await
+    }
+
+    /// The next event if one is waiting, for loops that must not block (a GUI frame).
+    pub fn try_next_event(&mut self) -> Option<ClientEvent> {
+        self.events.try_recv().ok()
+    }
+
+    /// A copy of the mirror of the room's match, once the client is in a room.
+    #[must_use]
+    pub fn mirror(&self) -> Option<Mirror> {
+        self.shared.lock().mirror.clone()
+    }
+
+    /// The room this client is in, and its colour there.
+    #[must_use]
+    pub fn room(&self) -> Option<Room> {
+        self.shared.lock().room.map(|seating| seating.room)
+    }
+
+    /// Whether commands can be sent now (connected and in step with the relay).
+    #[must_use]
+    pub fn is_connected(&self) -> bool {
+        matches!(self.shared.lock().link, Link::Up(_))
+    }
+
+    /// Leaves the room (the relay holds the seat for its grace period) and closes the
+    /// connection. The event stream ends after the events already received.
+    pub async fn close(&self) {
+        let (conn, in_room) = {
+            let mut state = self.shared.lock();
+            let link = std::mem::replace(&mut state.link, Link::Closed);
+            (link, state.room.is_some())
+        };
+        if let Link::Up(conn) = conn {
+            if in_room {
+                // Best effort: the relay notices the closed connection anyway.
+                let _ = link::send(&*conn, &ClientMsg::Leave).await;
+            }
+            conn.close().await;
+        }
+        self.shutdown.send_replace(true);
+    }
+
+    /// Sends a command for this client's seat.
+    async fn command_as_seat(
+        &self,
+        command: impl FnOnce(Color) -> Command,
+    ) -> Result<(), ClientError> {
+        let seat = self
+            .room()
+            .and_then(|room| room.seat)
+            .ok_or(ClientError::NotSeated)?;
+        self.command(command(seat)).await
+    }
+
+    /// Sends a request to enter a room and waits for `Joined` and the snapshot.
+    async fn enter(&self, msg: ClientMsg) -> Result<Room, ClientError> {
+        let (reply, answer) = oneshot::channel();
+        let conn = {
+            let mut state = self.shared.lock();
+            let conn = state.connection()?;
+            if state.entry.is_some() {
+                return Err(ClientError::RequestPending);
+            }
+            state.entry = Some(Entry {
+                kind: EntryKind::Request(reply),
+                joined: false,
+            });
+            conn
+        };
+        if let Err(error) = link::send(&*conn, &msg).await {
+            drop(answer);
+            let mut state = self.shared.lock();
+            // Only withdraw our own entry: its reply channel closed with `answer`.
+            if let Some(Entry {
+                kind: EntryKind::Request(reply),
+                ..
+            }) = &state.entry
+                && reply.is_closed()
+            {
+                state.entry = None;
+            }
+            return Err(error);
+        }
+        answer.await.unwrap_or(Err(ClientError::Closed))
+    }
+
+    async fn send(&self, msg: &ClientMsg) -> Result<(), ClientError> {
+        let conn = self.shared.lock().connection()?;
+        link::send(&*conn, msg).await
+    }
+}

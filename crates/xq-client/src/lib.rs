@@ -1,0 +1,68 @@
+//! xq's client library: connects to a relay over any transport, enters a room, sends the
+//! player's commands and keeps a local mirror of the match in step with the relay.
+//!
+//! - [`Client`] is the async side: [`Client::connect`] by URL (`mem://`, `udp://`,
+//!   `quic://…?fp=<hex>`), then create, join, quick match or spectate; commands such as
+//!   [`Client::play`]; a stream of [`ClientEvent`]s; and automatic reconnection with the
+//!   seat's resume token for the relay's grace period.
+//! - [`Mirror`] is the sans-IO side: the match rebuilt from a snapshot and advanced by the
+//!   relay's numbered events (position, legal moves, moves played, clocks, pending offers,
+//!   presence, result). It does no IO and reads no clock; any program that receives the
+//!   protocol's messages can use it on its own.
+//!
+//! The client never decides anything about the game: the relay is the only authority, and
+//! the client applies what the relay says, in the order of the protocol's conversation (see
+//! `xq_protocol`). Legal moves come from `xq-rules`.
+//!
+//! # Testing two clients in one process
+//!
+//! This crate is the harness for integration tests: start a relay on `mem://` and connect
+//! two clients to it.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use xq_client::{Client, ClientEvent, ClientOptions};
+//! use xq_protocol::{RoomOptions, SeatChoice};
+//! use xq_rules::{Move, Square};
+//! use xq_server::Server;
+//!
+//! let server = Server::builder().listen("mem://two-clients").start().await?;
+//! let url = &server.local_urls()[0];
+//! let mut red = Client::connect(url, ClientOptions::default()).await?;
+//! let mut black = Client::connect(url, ClientOptions::default()).await?;
+//!
+//! let options = RoomOptions { seat: SeatChoice::Red, ..RoomOptions::default() };
+//! let room = red.create(options).await?;
+//! black.join(room.code).await?;
+//! assert!(matches!(red.next_event().await, Some(ClientEvent::MatchStarted)));
+//!
+//! red.play(Move::new(Square::H2, Square::E2)).await?;
+//! assert!(matches!(black.next_event().await, Some(ClientEvent::Match { seq: 0, .. })));
+//! assert_eq!(black.mirror().map(|m| m.moves().len()), Some(1));
+//! server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Feature flags
+//!
+//! None. The transports are those `xq-transport` is built with (all by default).
+
+#![warn(missing_docs)]
+
+mod client;
+mod driver;
+mod error;
+mod event;
+mod link;
+mod mirror;
+mod options;
+mod reconnect;
+mod state;
+
+pub use client::Client;
+pub use error::ClientError;
+pub use event::{ClientEvent, Room};
+pub use mirror::{Applied, Mirror, MirrorError};
+pub use options::{ClientOptions, ReconnectPolicy};

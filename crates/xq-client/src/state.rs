@@ -1,0 +1,105 @@
+//! What the client's handle and its background driver share.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::oneshot;
+use xq_protocol::ResumeToken;
+use xq_transport::Connection;
+
+use crate::{ClientError, Mirror, Room};
+
+/// The state behind a [`crate::Client`]. The lock is never held across an `await`.
+pub(crate) struct Shared {
+    state: Mutex<State>,
+}
+
+/// Everything the handle reads and the driver writes.
+pub(crate) struct State {
+    pub(crate) link: Link,
+    /// The room and seat, once the relay has said `Joined`.
+    pub(crate) room: Option<Seating>,
+    pub(crate) mirror: Option<Mirror>,
+    /// The entry into a room that waits for `Joined` and a snapshot.
+    pub(crate) entry: Option<Entry>,
+}
+
+/// Whether commands can be sent.
+pub(crate) enum Link {
+    /// Connected and in step with the relay.
+    Up(Arc<dyn Connection>),
+    /// The connection failed and is being restored, or the room is being resumed.
+    Restoring,
+    /// Closed by the owner, or ended for good.
+    Closed,
+}
+
+/// This client's place in its room.
+#[derive(Clone, Copy)]
+pub(crate) struct Seating {
+    pub(crate) room: Room,
+    /// The secret that takes the seat back after a disconnect (players only).
+    pub(crate) token: Option<ResumeToken>,
+}
+
+/// An entry into a room in progress: complete once `Joined` and then a snapshot arrive.
+pub(crate) struct Entry {
+    pub(crate) kind: EntryKind,
+    /// Whether `Joined` has arrived.
+    pub(crate) joined: bool,
+}
+
+/// Who waits for an entry.
+pub(crate) enum EntryKind {
+    /// The owner's create, join, quick match or spectate request.
+    Request(oneshot::Sender<Result<Room, ClientError>>),
+    /// The driver, resuming the room on a new connection.
+    Resume,
+}
+
+impl Shared {
+    /// Shared state for a client connected over `conn`.
+    pub(crate) fn new(conn: Arc<dyn Connection>) -> Arc<Self> {
+        let state = State {
+            link: Link::Up(conn),
+            room: None,
+            mirror: None,
+            entry: None,
+        };
+        Arc::new(Self {
+            state: Mutex::new(state),
+        })
+    }
+
+    /// Locks the state.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        // Every critical section leaves the state consistent before anything can panic, so a
+        // poisoned lock holds usable data.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl State {
+    /// The connection to send a command on.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NotConnected`] while restoring, [`ClientError::Closed`] once closed.
+    pub(crate) fn connection(&self) -> Result<Arc<dyn Connection>, ClientError> {
+        match &self.link {
+            Link::Up(conn) => Ok(Arc::clone(conn)),
+            Link::Restoring => Err(ClientError::NotConnected),
+            Link::Closed => Err(ClientError::Closed),
+        }
+    }
+
+    /// Fails the owner's pending room request, if there is one, with `error`.
+    pub(crate) fn fail_request(&mut self, error: impl FnOnce() -> ClientError) {
+        if let Some(Entry {
+            kind: EntryKind::Request(reply),
+            ..
+        }) = self.entry.take()
+        {
+            let _ = reply.send(Err(error()));
+        }
+    }
+}

@@ -1,0 +1,576 @@
+//! The client against a scripted relay on `mem://`: hello, rooms, commands and reconnects.
+
+use std::time::Duration;
+
+use xq_client::{Client, ClientError, ClientEvent, ClientOptions, ReconnectPolicy, Room};
+use xq_protocol::{
+    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, RoomOptions, SeatChoice, SeatInfo,
+    ServerMsg,
+};
+use xq_rules::{Color, Move, Square};
+use xq_session::{Command, CommandError, Event, MatchConfig, Status};
+
+use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, numbered, within};
+
+fn options() -> ClientOptions {
+    ClientOptions {
+        name: "test".into(),
+        reconnect: ReconnectPolicy {
+            period: Duration::from_secs(5),
+            first_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(100),
+        },
+        ..ClientOptions::default()
+    }
+}
+
+async fn connect(relay: &Relay) -> (Client, Peer) {
+    let url = relay.url();
+    let (client, (peer, resume)) = tokio::join!(Client::connect(&url, options()), relay.welcome());
+    assert_eq!(resume, None);
+    (client.unwrap_or_else(|e| panic!("{e}")), peer)
+}
+
+async fn next(client: &mut Client) -> ClientEvent {
+    within(client.next_event())
+        .await
+        .unwrap_or_else(|| panic!("the event stream ended"))
+}
+
+/// A client seated at Red in a started match, and the relay's side of it.
+async fn seated_at_red(relay: &Relay, referee: &Referee) -> (Client, Peer) {
+    let (client, peer) = connect(relay).await;
+    let options = RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    };
+    let (room, ()) = tokio::join!(client.create(options), async {
+        assert_eq!(peer.recv().await, ClientMsg::CreateRoom(options));
+        peer.seat(Some(Color::Red), referee.snapshot(ms(0))).await;
+    });
+    assert_eq!(
+        room.unwrap_or_else(|e| panic!("{e}")),
+        Room {
+            code: code(),
+            seat: Some(Color::Red)
+        }
+    );
+    (client, peer)
+}
+
+fn h2e2() -> Move {
+    Move::new(Square::H2, Square::E2)
+}
+
+fn h9g7() -> Move {
+    Move::new(Square::H9, Square::G7)
+}
+
+#[tokio::test]
+async fn connects_with_a_hello_and_a_welcome() {
+    let relay = Relay::listen("client-connects").await;
+    let (client, _peer) = connect(&relay).await;
+    assert!(client.is_connected());
+    assert_eq!(client.room(), None);
+    assert_eq!(client.mirror(), None);
+}
+
+#[tokio::test]
+async fn another_protocol_version_is_a_typed_error() {
+    let relay = Relay::listen("client-version").await;
+    let url = relay.url();
+    let answers = [
+        ServerMsg::Disconnect {
+            reason: DisconnectReason::VersionMismatch,
+            message: "speak version 2".into(),
+        },
+        ServerMsg::Welcome {
+            version: PROTOCOL_VERSION + 1,
+            server: "future".into(),
+        },
+    ];
+    for answer in answers {
+        let (client, ()) = tokio::join!(Client::connect(&url, options()), async {
+            let peer = relay.accept().await;
+            peer.recv().await;
+            peer.send(answer).await;
+        });
+        assert!(
+            matches!(client, Err(ClientError::VersionMismatch { .. })),
+            "{:?}",
+            client.err()
+        );
+    }
+    // A frame written by another version does not even decode.
+    let (client, ()) = tokio::join!(Client::connect(&url, options()), async {
+        let peer = relay.accept().await;
+        peer.recv().await;
+        let mut frame =
+            xq_protocol::codec::to_frame(&ServerMsg::Queued).unwrap_or_else(|e| panic!("{e}"));
+        frame[0] = PROTOCOL_VERSION + 1;
+        peer.conn
+            .send(frame)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    });
+    assert!(matches!(
+        client,
+        Err(ClientError::VersionMismatch { relay: Some(v) }) if v == PROTOCOL_VERSION + 1
+    ));
+}
+
+#[tokio::test]
+async fn nobody_listening_is_a_transport_error() {
+    let result = Client::connect("mem://client-nobody", options()).await;
+    assert!(matches!(result, Err(ClientError::Transport(_))));
+}
+
+#[tokio::test]
+async fn a_created_room_starts_when_the_opponent_joins() {
+    let relay = Relay::listen("client-create").await;
+    let mut referee = Referee::new(MatchConfig::default());
+    referee.seats.black = SeatInfo::default();
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    let mirror = client.mirror().unwrap_or_else(|| panic!("no mirror"));
+    assert!(!mirror.is_full());
+    assert_eq!(mirror.code(), code());
+
+    referee.seats.black = SeatInfo {
+        taken: true,
+        connected: true,
+    };
+    peer.send(ServerMsg::Snapshot(Box::new(referee.snapshot(ms(0)))))
+        .await;
+    assert!(matches!(next(&mut client).await, ClientEvent::MatchStarted));
+    assert!(client.mirror().is_some_and(|m| m.is_full()));
+}
+
+#[tokio::test]
+async fn joining_an_unknown_room_is_refused() {
+    let relay = Relay::listen("client-join-unknown").await;
+    let (client, peer) = connect(&relay).await;
+    let (joined, ()) = tokio::join!(client.join(code()), async {
+        assert_eq!(peer.recv().await, ClientMsg::JoinRoom { code: code() });
+        peer.send(ServerMsg::Error {
+            code: ErrorCode::RoomNotFound,
+            message: "no such room".into(),
+        })
+        .await;
+    });
+    assert!(matches!(
+        joined,
+        Err(ClientError::Refused {
+            code: ErrorCode::RoomNotFound,
+            ..
+        })
+    ));
+    assert_eq!(client.room(), None);
+}
+
+#[tokio::test]
+async fn quick_match_reports_the_queue_then_seats() {
+    let relay = Relay::listen("client-quick").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = connect(&relay).await;
+    let (room, ()) = tokio::join!(client.quick_match(RoomOptions::default()), async {
+        assert!(matches!(peer.recv().await, ClientMsg::QuickMatch(_)));
+        peer.send(ServerMsg::Queued).await;
+        peer.seat(Some(Color::Black), referee.snapshot(ms(0))).await;
+    });
+    assert_eq!(room.ok().and_then(|room| room.seat), Some(Color::Black));
+    assert!(matches!(next(&mut client).await, ClientEvent::Queued));
+}
+
+#[tokio::test]
+async fn commands_carry_the_seat_and_come_back_as_events() {
+    let relay = Relay::listen("client-commands").await;
+    let mut referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+
+    client.play(h2e2()).await.unwrap_or_else(|e| panic!("{e}"));
+    let ClientMsg::Command(command) = peer.recv().await else {
+        panic!("expected a command");
+    };
+    assert_eq!(
+        command,
+        Command::Play {
+            by: Color::Red,
+            mv: h2e2()
+        }
+    );
+    for event in referee
+        .handle(ms(1), command)
+        .unwrap_or_else(|e| panic!("{e}"))
+    {
+        peer.send(numbered(event)).await;
+    }
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Match {
+            seq: 0,
+            event: Event::MovePlayed { by: Color::Red, .. }
+        }
+    ));
+    assert_eq!(
+        client.mirror().map(|m| m.position().clone()),
+        Some(referee.game.position().clone())
+    );
+
+    // A refusal goes to the event stream.
+    client.play(h2e2()).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(peer.recv().await, ClientMsg::Command(_)));
+    peer.send(ServerMsg::Error {
+        code: ErrorCode::Rejected(CommandError::NotYourTurn),
+        message: "not your turn".into(),
+    })
+    .await;
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Rejected {
+            code: ErrorCode::Rejected(CommandError::NotYourTurn),
+            ..
+        }
+    ));
+
+    // Every helper names the client's own seat.
+    client
+        .request_undo()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    client
+        .answer_undo(false)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    client.offer_draw().await.unwrap_or_else(|e| panic!("{e}"));
+    client
+        .answer_draw(true)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    client.resign().await.unwrap_or_else(|e| panic!("{e}"));
+    client.rematch().await.unwrap_or_else(|e| panic!("{e}"));
+    let by = Color::Red;
+    for expected in [
+        ClientMsg::Command(Command::RequestUndo { by }),
+        ClientMsg::Command(Command::AnswerUndo { by, accept: false }),
+        ClientMsg::Command(Command::OfferDraw { by }),
+        ClientMsg::Command(Command::AnswerDraw { by, accept: true }),
+        ClientMsg::Command(Command::Resign { by }),
+        ClientMsg::Rematch,
+    ] {
+        assert_eq!(peer.recv().await, expected);
+    }
+
+    // Presence and rematch requests reach the mirror and the stream.
+    peer.send(ServerMsg::Presence {
+        seat: Color::Black,
+        connected: false,
+    })
+    .await;
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Presence {
+            seat: Color::Black,
+            connected: false
+        }
+    ));
+    assert!(client.mirror().is_some_and(|m| !m.seats().black.connected));
+}
+
+#[tokio::test]
+async fn a_spectator_cannot_command() {
+    let relay = Relay::listen("client-spectator").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (client, peer) = connect(&relay).await;
+    let (room, ()) = tokio::join!(client.spectate(code()), async {
+        assert_eq!(peer.recv().await, ClientMsg::Spectate { code: code() });
+        peer.seat(None, referee.snapshot(ms(0))).await;
+    });
+    assert_eq!(room.ok().and_then(|room| room.seat), None);
+    assert!(matches!(
+        client.play(h2e2()).await,
+        Err(ClientError::NotSeated)
+    ));
+}
+
+#[tokio::test]
+async fn a_rematch_swaps_the_seat() {
+    let relay = Relay::listen("client-rematch").await;
+    let mut referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    for event in referee
+        .handle(ms(1), Command::Resign { by: Color::Red })
+        .unwrap_or_else(|e| panic!("{e}"))
+    {
+        peer.send(numbered(event)).await;
+    }
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Match {
+            event: Event::GameOver(_),
+            ..
+        }
+    ));
+    peer.send(ServerMsg::RematchRequested { by: Color::Black })
+        .await;
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::RematchRequested { by: Color::Black }
+    ));
+    let fresh = Referee::new(MatchConfig::default());
+    peer.seat(Some(Color::Black), fresh.snapshot(ms(0))).await;
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::RematchStarted {
+            seat: Some(Color::Black)
+        }
+    ));
+    assert_eq!(client.room().and_then(|room| room.seat), Some(Color::Black));
+    assert!(
+        client
+            .mirror()
+            .is_some_and(|m| m.status().is_ongoing() && m.next_seq() == 0)
+    );
+}
+
+#[tokio::test]
+async fn a_dropped_connection_resumes_with_the_token() {
+    let relay = Relay::listen("client-resume").await;
+    let mut referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+
+    let red = referee
+        .handle(
+            ms(1),
+            Command::Play {
+                by: Color::Red,
+                mv: h2e2(),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    for event in red.clone() {
+        peer.send(numbered(event)).await;
+    }
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Match { seq: 0, .. }
+    ));
+    // The snapshot the relay will resume from is taken now, before Black's reply.
+    let snapshot = referee.snapshot(ms(1));
+
+    // The relay loses the connection; Black replies meanwhile.
+    drop(peer);
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Reconnecting { .. }
+    ));
+    assert!(matches!(
+        client.play(h2e2()).await,
+        Err(ClientError::NotConnected)
+    ));
+    let black = referee
+        .handle(
+            ms(2),
+            Command::Play {
+                by: Color::Black,
+                mv: h9g7(),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let (peer, resume) = relay.welcome().await;
+    assert_eq!(resume, Some(TOKEN));
+    // Joined and the snapshot, then events from before it again (already seen) and after it.
+    peer.seat(Some(Color::Red), snapshot).await;
+    for event in red.into_iter().chain(black) {
+        peer.send(numbered(event)).await;
+    }
+    assert!(matches!(next(&mut client).await, ClientEvent::Reconnected));
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Match {
+            seq: 1,
+            event: Event::MovePlayed {
+                by: Color::Black,
+                ..
+            }
+        }
+    ));
+    let mirror = client.mirror().unwrap_or_else(|| panic!("no mirror"));
+    assert_eq!(mirror.position(), referee.game.position());
+    assert_eq!(mirror.moves(), referee.game.moves());
+    assert!(client.is_connected());
+    assert!(client.try_next_event().is_none());
+
+    // Commands go out on the new connection.
+    client
+        .play(Move::new(Square::H0, Square::G2))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(
+        peer.recv().await,
+        ClientMsg::Command(Command::Play { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_relay_shutting_down_is_reconnected_to() {
+    let relay = Relay::listen("client-shutdown").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    peer.send(ServerMsg::Disconnect {
+        reason: DisconnectReason::ShuttingDown,
+        message: "restarting".into(),
+    })
+    .await;
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Reconnecting {
+            cause: ClientError::ClosedByRelay {
+                reason: DisconnectReason::ShuttingDown,
+                ..
+            }
+        }
+    ));
+    let (peer, resume) = relay.welcome().await;
+    assert_eq!(resume, Some(TOKEN));
+    peer.seat(Some(Color::Red), referee.snapshot(ms(0))).await;
+    assert!(matches!(next(&mut client).await, ClientEvent::Reconnected));
+}
+
+#[tokio::test]
+async fn a_gap_in_the_events_is_repaired_by_resuming() {
+    let relay = Relay::listen("client-gap").await;
+    let mut referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    referee
+        .handle(
+            ms(1),
+            Command::Play {
+                by: Color::Red,
+                mv: h2e2(),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let black = referee
+        .handle(
+            ms(2),
+            Command::Play {
+                by: Color::Black,
+                mv: h9g7(),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Event 0 never arrives.
+    for event in black {
+        peer.send(numbered(event)).await;
+    }
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Reconnecting {
+            cause: ClientError::Mirror(_)
+        }
+    ));
+    let (peer, resume) = relay.welcome().await;
+    assert_eq!(resume, Some(TOKEN));
+    peer.seat(Some(Color::Red), referee.snapshot(ms(2))).await;
+    assert!(matches!(next(&mut client).await, ClientEvent::Reconnected));
+    assert_eq!(
+        client.mirror().map(|m| m.position().clone()),
+        Some(referee.game.position().clone())
+    );
+}
+
+#[tokio::test]
+async fn a_spectator_watches_again_after_a_drop() {
+    let relay = Relay::listen("client-spectator-resume").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = connect(&relay).await;
+    let (room, ()) = tokio::join!(client.spectate(code()), async {
+        peer.recv().await;
+        peer.seat(None, referee.snapshot(ms(0))).await;
+    });
+    assert!(room.is_ok());
+    drop(peer);
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Reconnecting { .. }
+    ));
+    let (peer, resume) = relay.welcome().await;
+    assert_eq!(resume, None);
+    assert_eq!(peer.recv().await, ClientMsg::Spectate { code: code() });
+    peer.seat(None, referee.snapshot(ms(0))).await;
+    assert!(matches!(next(&mut client).await, ClientEvent::Reconnected));
+}
+
+#[tokio::test]
+async fn a_refused_resume_ends_the_client() {
+    let relay = Relay::listen("client-resume-refused").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    drop(peer);
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Reconnecting { .. }
+    ));
+    let (peer, _) = relay.welcome().await;
+    peer.send(ServerMsg::Error {
+        code: ErrorCode::ResumeRefused,
+        message: "grace period over".into(),
+    })
+    .await;
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Disconnected {
+            cause: ClientError::Refused {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        }
+    ));
+    assert!(within(client.next_event()).await.is_none());
+    assert!(matches!(client.resign().await, Err(ClientError::Closed)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn reconnecting_gives_up_after_the_period() {
+    let relay = Relay::listen("client-give-up").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    let started = tokio::time::Instant::now();
+    relay.close();
+    drop(peer);
+    assert!(matches!(
+        client.next_event().await,
+        Some(ClientEvent::Reconnecting { .. })
+    ));
+    assert!(matches!(
+        client.next_event().await,
+        Some(ClientEvent::Disconnected {
+            cause: ClientError::Transport(_)
+        })
+    ));
+    let waited = started.elapsed();
+    assert!(waited <= Duration::from_secs(5), "{waited:?}");
+    assert!(waited >= Duration::from_secs(4), "{waited:?}");
+    assert!(client.next_event().await.is_none());
+    // The mirror stays readable after the end.
+    assert!(
+        client
+            .mirror()
+            .is_some_and(|m| m.status() == Status::Ongoing)
+    );
+}
+
+#[tokio::test]
+async fn close_leaves_the_room_and_ends_the_stream() {
+    let relay = Relay::listen("client-close").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    client.close().await;
+    assert_eq!(peer.recv().await, ClientMsg::Leave);
+    assert!(within(client.next_event()).await.is_none());
+    assert!(matches!(
+        client.offer_draw().await,
+        Err(ClientError::Closed)
+    ));
+}
