@@ -1,0 +1,113 @@
+//! `xq bot` against `xq bot` through an in-process relay, over UDP and QUIC.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use xq_server::Server;
+use xq_transport::Options;
+
+fn bot(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_xq"))
+        .arg("bot")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn xq bot: {e}"))
+}
+
+/// Reads the creator's `room: CODE` line.
+fn room_code(child: &mut Child) -> (String, BufReader<std::process::ChildStdout>) {
+    let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+    let mut lines = BufReader::new(stdout);
+    let mut first = String::new();
+    lines
+        .read_line(&mut first)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let code = first
+        .trim()
+        .strip_prefix("room: ")
+        .unwrap_or_else(|| panic!("expected 'room: CODE', got {first:?}"))
+        .to_string();
+    (code, lines)
+}
+
+fn rest(mut lines: BufReader<std::process::ChildStdout>) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    while lines.read_line(&mut line).unwrap_or(0) > 0 {
+        out.push_str(&line);
+        line.clear();
+    }
+    out
+}
+
+fn result_line(out: &str) -> &str {
+    out.lines()
+        .find(|l| l.starts_with("result: "))
+        .unwrap_or_else(|| panic!("no result line in {out:?}"))
+}
+
+async fn two_bots_finish_a_game(listen: &str) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let options = Options {
+        quic_identity_dir: dir.path().to_path_buf(),
+        ..Options::default()
+    };
+    let server = Server::builder()
+        .listen(listen)
+        .transport(options)
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let url = server.local_urls()[0].clone();
+    let result = tokio::task::spawn_blocking(move || {
+        let mut creator = bot(&[&url, "--create", "--seat", "red", "--seed", "1"]);
+        let (code, creator_out) = room_code(&mut creator);
+        assert_eq!(code.len(), 6, "{code}");
+        let joiner = bot(&[&url, "--join", &code, "--seed", "2"]);
+        let joined = joiner.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+        let created_rest = rest(creator_out);
+        let created = creator.wait().unwrap_or_else(|e| panic!("{e}"));
+        let joiner_out = String::from_utf8_lossy(&joined.stdout).into_owned();
+        assert!(
+            created.success() && joined.status.success(),
+            "{}",
+            String::from_utf8_lossy(&joined.stderr)
+        );
+        assert!(
+            joiner_out.starts_with(&format!("room: {code}\n")),
+            "{joiner_out}"
+        );
+        let line = result_line(&created_rest).to_string();
+        assert_eq!(
+            line,
+            result_line(&joiner_out),
+            "both bots report the same result"
+        );
+        assert!(
+            ["result: 1-0 (", "result: 0-1 (", "result: 1/2-1/2 ("]
+                .iter()
+                .any(|p| line.starts_with(p)),
+            "{line}"
+        );
+        line
+    });
+    let line = tokio::time::timeout(Duration::from_secs(120), result)
+        .await
+        .unwrap_or_else(|_| panic!("bots did not finish"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(line.ends_with(')'), "{line}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_udp() {
+    two_bots_finish_a_game("udp://127.0.0.1:0").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_quic() {
+    two_bots_finish_a_game("quic://127.0.0.1:0").await;
+}
