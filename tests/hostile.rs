@@ -178,21 +178,7 @@ async fn unknown_rooms_and_malformed_bytes(scheme: Scheme) {
     relay.shutdown().await;
 }
 
-macro_rules! over_every_transport {
-    ($($scenario:ident),* $(,)?) => {
-        mod mem {
-            $(#[test] fn $scenario() { xq_tests::run(super::$scenario(xq_tests::Scheme::Mem)) })*
-        }
-        mod udp {
-            $(#[test] fn $scenario() { xq_tests::run(super::$scenario(xq_tests::Scheme::Udp)) })*
-        }
-        mod quic {
-            $(#[test] fn $scenario() { xq_tests::run(super::$scenario(xq_tests::Scheme::Quic)) })*
-        }
-    };
-}
-
-over_every_transport!(
+xq_tests::over_every_transport!(
     forbidden_commands_change_nothing,
     unknown_rooms_and_malformed_bytes
 );

@@ -299,21 +299,7 @@ async fn a_dropped_client_resumes_with_nothing_lost_or_doubled(scheme: Scheme) {
     relay.shutdown().await;
 }
 
-macro_rules! over_every_transport {
-    ($($scenario:ident),* $(,)?) => {
-        mod mem {
-            $(#[test] fn $scenario() { xq_tests::run(super::$scenario(xq_tests::Scheme::Mem)) })*
-        }
-        mod udp {
-            $(#[test] fn $scenario() { xq_tests::run(super::$scenario(xq_tests::Scheme::Udp)) })*
-        }
-        mod quic {
-            $(#[test] fn $scenario() { xq_tests::run(super::$scenario(xq_tests::Scheme::Quic)) })*
-        }
-    };
-}
-
-over_every_transport!(
+xq_tests::over_every_transport!(
     checkmate_seen_by_a_spectator,
     undo_by_consent,
     draw_by_agreement,

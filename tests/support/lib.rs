@@ -17,7 +17,7 @@ use xq_session::Event;
 use xq_transport::{Connection, Listener, Options};
 
 /// How long any one wait for an event may take before the test fails instead of hanging.
-pub const WAIT: Duration = Duration::from_secs(10);
+pub const WAIT: Duration = Duration::from_secs(20);
 
 /// The transports every scenario runs over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ impl Scheme {
 pub fn transport_options(dir: &tempfile::TempDir) -> Options {
     Options {
         quic_identity_dir: dir.path().to_path_buf(),
-        idle_timeout: Duration::from_secs(3),
+        idle_timeout: Duration::from_secs(10),
         ..Options::default()
     }
 }
@@ -347,15 +347,44 @@ pub struct Loss {
     pub seed: u64,
 }
 
-struct Dice(u64);
+/// One direction of the lossy link: decides, datagram by datagram, what goes through.
+struct Lossy {
+    loss: Loss,
+    state: u64,
+    held: Option<Vec<u8>>,
+}
 
-impl Dice {
+impl Lossy {
+    fn new(loss: Loss) -> Self {
+        Self {
+            loss,
+            state: loss.seed | 1,
+            held: None,
+        }
+    }
+
     fn percent(&mut self) -> u64 {
         // xorshift64*: small, seedable and good enough to decide a datagram's fate.
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % 100
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D) % 100
+    }
+
+    /// The datagrams to send now for `datagram`: none (dropped or held back), it, or it
+    /// followed by the one held back before it.
+    fn pass(&mut self, datagram: Vec<u8>) -> Vec<Vec<u8>> {
+        let fate = self.percent();
+        if fate < self.loss.drop_percent {
+            return Vec::new();
+        }
+        if fate < self.loss.drop_percent + self.loss.reorder_percent && self.held.is_none() {
+            self.held = Some(datagram);
+            return Vec::new();
+        }
+        let mut out = vec![datagram];
+        out.extend(self.held.take());
+        out
     }
 }
 
@@ -369,9 +398,8 @@ impl LossyUdpProxy {
         );
         let addr = front.local_addr().unwrap_or_else(|e| panic!("{e}"));
         let task = tokio::spawn(async move {
-            let dice = Arc::new(Mutex::new(Dice(loss.seed | 1)));
+            let mut upward = Lossy::new(loss);
             let mut backs: HashMap<SocketAddr, Arc<UdpSocket>> = HashMap::new();
-            let mut held: Option<Vec<u8>> = None;
             let mut buf = vec![0u8; 2048];
             while let Ok((len, client)) = front.recv_from(&mut buf).await {
                 let back = match backs.get(&client) {
@@ -384,32 +412,22 @@ impl LossyUdpProxy {
                             continue;
                         }
                         let back = Arc::new(back);
+                        let downward = Lossy::new(Loss {
+                            seed: loss.seed.rotate_left(17),
+                            ..loss
+                        });
                         tokio::spawn(relay_back(
                             Arc::clone(&back),
                             Arc::clone(&front),
                             client,
-                            Arc::clone(&dice),
-                            loss,
+                            downward,
                         ));
                         backs.insert(client, Arc::clone(&back));
                         back
                     }
                 };
-                let datagram = buf[..len].to_vec();
-                let fate = dice
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .percent();
-                if fate < loss.drop_percent {
-                    continue;
-                }
-                if fate < loss.drop_percent + loss.reorder_percent && held.is_none() {
-                    held = Some(datagram);
-                    continue;
-                }
-                let _ = back.send(&datagram).await;
-                if let Some(late) = held.take() {
-                    let _ = back.send(&late).await;
+                for datagram in upward.pass(buf[..len].to_vec()) {
+                    let _ = back.send(&datagram).await;
                 }
             }
         });
@@ -432,27 +450,12 @@ async fn relay_back(
     back: Arc<UdpSocket>,
     front: Arc<UdpSocket>,
     client: SocketAddr,
-    dice: Arc<Mutex<Dice>>,
-    loss: Loss,
+    mut downward: Lossy,
 ) {
     let mut buf = vec![0u8; 2048];
-    let mut held: Option<Vec<u8>> = None;
     while let Ok(len) = back.recv(&mut buf).await {
-        let datagram = buf[..len].to_vec();
-        let fate = dice
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .percent();
-        if fate < loss.drop_percent {
-            continue;
-        }
-        if fate < loss.drop_percent + loss.reorder_percent && held.is_none() {
-            held = Some(datagram);
-            continue;
-        }
-        let _ = front.send_to(&datagram, client).await;
-        if let Some(late) = held.take() {
-            let _ = front.send_to(&late, client).await;
+        for datagram in downward.pass(buf[..len].to_vec()) {
+            let _ = front.send_to(&datagram, client).await;
         }
     }
 }
@@ -469,4 +472,21 @@ pub fn run(test: impl Future<Output = ()>) {
             .await
             .unwrap_or_else(|_| panic!("scenario timed out"));
     });
+}
+
+/// Defines one `#[test]` per scenario and transport: `mod mem`, `mod udp` and `mod quic`, each
+/// with a test per scenario function `async fn(Scheme)` of the calling file.
+#[macro_export]
+macro_rules! over_every_transport {
+    ($($scenario:ident),* $(,)?) => {
+        mod mem {
+            $(#[test] fn $scenario() { $crate::run(super::$scenario($crate::Scheme::Mem)) })*
+        }
+        mod udp {
+            $(#[test] fn $scenario() { $crate::run(super::$scenario($crate::Scheme::Udp)) })*
+        }
+        mod quic {
+            $(#[test] fn $scenario() { $crate::run(super::$scenario($crate::Scheme::Quic)) })*
+        }
+    };
 }
