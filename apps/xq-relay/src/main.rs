@@ -1,17 +1,20 @@
 //! `xq-relay`: hosts xq rooms and matches for clients over UDP and QUIC.
 //!
-//! A thin shell around [`xq_server::Server`]: it parses the flags, sets up logging, starts the
-//! listeners, prints where clients can reach it (with the QUIC certificate's fingerprint to
-//! pin), and serves until SIGINT or SIGTERM, then shuts down gracefully.
+//! A thin shell around [`xq_server::Server`]: it parses the flags, sets up logging, opens the
+//! database ([`xq_store::SqliteStore`]), starts the listeners, prints where clients can reach
+//! it (with the QUIC certificate's fingerprint to pin), and serves until SIGINT or SIGTERM,
+//! then shuts down gracefully. `xq-relay games list` and `xq-relay games export ID` read the
+//! archive of finished games from the same database.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
-use clap::Parser;
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 use xq_server::Server;
+use xq_store::{GameId, SqliteStore, Storage};
 use xq_transport::{Address, Options, Verify};
 
 /// Hosts xq rooms and matches for clients over UDP and QUIC.
@@ -19,9 +22,26 @@ use xq_transport::{Address, Options, Verify};
 /// Prints one `listening: URL` line per listener (with the real port when 0 was asked for)
 /// and, for QUIC, a `fingerprint: HEX` line that clients pin as `quic://HOST:PORT?fp=HEX`.
 /// Logs go to standard error.
+///
+/// Open rooms and finished games are kept in a SQLite database (--db): every accepted move
+/// is committed before anyone is told of it, and a relay restarted on the same file brings
+/// its rooms back, the players resuming their seats.
 #[derive(Debug, Parser)]
 #[command(name = "xq-relay", version)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The database of open rooms and finished games; created if missing.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "./xq-relay.sqlite3",
+        global = true
+    )]
+    db: PathBuf,
+    /// Runs without a database: nothing survives the process (for tests and trials).
+    #[arg(long, conflicts_with = "db")]
+    no_db: bool,
     /// A transport URL to listen on (repeatable): udp://HOST:PORT, quic://HOST:PORT or
     /// mem://NAME. Port 0 picks a free port.
     #[arg(
@@ -43,6 +63,28 @@ struct Args {
     log_level: String,
 }
 
+/// What to do instead of serving.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Reads the archive of finished games.
+    Games {
+        #[command(subcommand)]
+        action: Games,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum Games {
+    /// Prints one tab-separated line per archived game: id, start (UTC), red, black, result,
+    /// termination, number of moves.
+    List,
+    /// Prints an archived game's PGN record.
+    Export {
+        /// The game's id, as `games list` shows it.
+        id: GameId,
+    },
+}
+
 #[tokio::main]
 async fn main() -> Result<()> {
     let args = Args::parse();
@@ -56,14 +98,28 @@ async fn main() -> Result<()> {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
 
+    match args.command {
+        Some(Command::Games { action }) => games(&args.db, &action),
+        None => serve(args).await,
+    }
+}
+
+/// Serves until SIGINT or SIGTERM.
+async fn serve(args: Args) -> Result<()> {
     let stop = shutdown_signal()?;
     let options = Options {
         quic_identity_dir: args.identity_dir,
         ..Options::default()
     };
-    let builder = Server::builder()
+    let mut builder = Server::builder()
         .transport(options)
         .grace(Duration::from_secs(args.grace));
+    if !args.no_db {
+        let store = SqliteStore::open(&args.db)
+            .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+        tracing::info!(db = %args.db.display(), "database open");
+        builder = builder.storage(store);
+    }
     let server = args
         .listen
         .iter()
@@ -81,7 +137,42 @@ async fn main() -> Result<()> {
             println!("fingerprint: {hex}");
         }
     }
-    server.run_until(stop).await;
+    server
+        .run_until(stop)
+        .await
+        .context("the relay stopped: its database failed")
+}
+
+/// Lists or exports archived games.
+fn games(db: &std::path::Path, action: &Games) -> Result<()> {
+    if !db.exists() {
+        bail!("no database at {}", db.display());
+    }
+    let mut store = SqliteStore::open(db)
+        .with_context(|| format!("cannot open the database {}", db.display()))?;
+    match action {
+        Games::List => {
+            for game in store.games().context("cannot read the archive")? {
+                println!(
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    game.id,
+                    game.started,
+                    game.red,
+                    game.black,
+                    game.result,
+                    game.termination,
+                    game.moves
+                );
+            }
+        }
+        Games::Export { id } => {
+            let pgn = store.pgn(*id).context("cannot read the archive")?;
+            let Some(pgn) = pgn else {
+                bail!("no archived game has id {id}");
+            };
+            print!("{pgn}");
+        }
+    }
     Ok(())
 }
 

@@ -1,12 +1,22 @@
-//! The binary as people run it: flags, printed addresses, a client's hello, and SIGTERM.
+//! The binary as people run it: flags, printed addresses, a client's hello, SIGTERM, and
+//! SIGKILL in the middle of a game with the database keeping every acknowledged move.
 
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
-use xq_protocol::{ClientMsg, DisconnectReason, PROTOCOL_VERSION, ServerMsg, codec};
-use xq_transport::Options;
+use xq_protocol::{
+    ClientMsg, DisconnectReason, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
+    ServerMsg, codec,
+};
+use xq_rules::iccs::Iccs;
+use xq_rules::{Color, Move};
+use xq_session::{Command as SessionCommand, Event, pgn};
+use xq_transport::{Connection, Options};
 
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -18,16 +28,14 @@ struct Relay {
     _stdout: Lines<BufReader<ChildStdout>>,
 }
 
-async fn start(identity: &std::path::Path) -> Relay {
+/// Starts the binary on `db` with a UDP listener on `udp` and a QUIC one on a free port.
+async fn start(identity: &Path, db: &Path, udp: &str) -> Relay {
     let mut child = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
-        .args([
-            "--listen",
-            "udp://127.0.0.1:0",
-            "--listen",
-            "quic://127.0.0.1:0",
-        ])
+        .args(["--listen", udp, "--listen", "quic://127.0.0.1:0"])
         .arg("--identity-dir")
         .arg(identity)
+        .arg("--db")
+        .arg(db)
         .args(["--log-level", "warn"])
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -56,23 +64,6 @@ async fn start(identity: &std::path::Path) -> Relay {
     }
 }
 
-async fn hello(url: &str) -> std::sync::Arc<dyn xq_transport::Connection> {
-    let conn = xq_transport::connect(url, &Options::default())
-        .await
-        .unwrap_or_else(|e| panic!("connect {url}: {e}"));
-    let hello = ClientMsg::Hello {
-        version: PROTOCOL_VERSION,
-        client: "relay-test".into(),
-        resume: None,
-    };
-    conn.send(codec::to_frame(&hello).expect("encodes"))
-        .await
-        .expect("send");
-    let welcome: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
-    assert!(matches!(welcome, ServerMsg::Welcome { .. }), "{welcome:?}");
-    conn
-}
-
 async fn terminate(relay: &mut Relay) {
     let pid = relay.child.id().expect("running").to_string();
     let killed = Command::new("kill")
@@ -89,7 +80,8 @@ async fn terminate(relay: &mut Relay) {
 async fn prints_its_addresses_serves_hellos_and_stops_on_sigterm() {
     tokio::time::timeout(TEST_TIMEOUT, async {
         let identity = tempfile::tempdir().expect("temp dir");
-        let mut relay = start(identity.path()).await;
+        let db = identity.path().join("relay.sqlite3");
+        let mut relay = start(identity.path(), &db, "udp://127.0.0.1:0").await;
         let [udp, quic] = &relay.urls[..] else {
             panic!("expected two listeners, got {:?}", relay.urls);
         };
@@ -104,8 +96,8 @@ async fn prints_its_addresses_serves_hellos_and_stops_on_sigterm() {
             "{quic}"
         );
 
-        let over_udp = hello(udp).await;
-        let over_quic = hello(quic).await;
+        let over_udp = hello_with(udp, None).await;
+        let over_quic = hello_with(quic, None).await;
         terminate(&mut relay).await;
         for conn in [over_udp, over_quic] {
             let bye: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
@@ -122,7 +114,7 @@ async fn prints_its_addresses_serves_hellos_and_stops_on_sigterm() {
         }
 
         // The certificate was kept: a restart on the same directory has the same fingerprint.
-        let mut again = start(identity.path()).await;
+        let mut again = start(identity.path(), &db, "udp://127.0.0.1:0").await;
         assert_eq!(again.fingerprint, relay.fingerprint);
         terminate(&mut again).await;
     })
@@ -138,7 +130,210 @@ fn help_lists_the_flags() {
         .expect("the relay runs");
     assert!(output.status.success());
     let text = String::from_utf8_lossy(&output.stdout);
-    for flag in ["--listen", "--identity-dir", "--grace", "--log-level"] {
+    for flag in [
+        "--listen",
+        "--identity-dir",
+        "--grace",
+        "--log-level",
+        "--db",
+        "--no-db",
+    ] {
         assert!(text.contains(flag), "{flag} missing from:\n{text}");
     }
+}
+
+/// A player over raw UDP: its connection, room, colour and resume token.
+struct Player {
+    conn: Arc<dyn Connection>,
+    code: RoomCode,
+    color: Color,
+    token: ResumeToken,
+}
+
+impl Player {
+    async fn send(&self, msg: &ClientMsg) {
+        let frame = codec::to_frame(msg).expect("encodes");
+        self.conn.send(frame).await.expect("send");
+    }
+
+    async fn recv(&self) -> ServerMsg {
+        codec::decode(&self.conn.recv().await.expect("recv")).expect("decodes")
+    }
+
+    async fn play(&self, text: &str) {
+        let iccs: Iccs = text.parse().expect("ICCS");
+        let mv = Move::new(iccs.from, iccs.to);
+        let by = self.color;
+        self.send(&ClientMsg::Command(SessionCommand::Play { by, mv }))
+            .await;
+    }
+
+    /// Reads messages until a match event that `pred` accepts.
+    async fn wait_for(&self, pred: impl Fn(&Event) -> bool) {
+        loop {
+            if let ServerMsg::Event { event, .. } = self.recv().await
+                && pred(&event)
+            {
+                return;
+            }
+        }
+    }
+
+    /// Reconnects with the resume token; returns the moves of the snapshot.
+    async fn resume(&mut self, url: &str) -> Vec<Move> {
+        self.conn = hello_with(url, Some(self.token)).await;
+        loop {
+            if let ServerMsg::Snapshot(snapshot) = self.recv().await {
+                assert_eq!(snapshot.code, self.code);
+                return snapshot.moves;
+            }
+        }
+    }
+}
+
+async fn hello_with(url: &str, resume: Option<ResumeToken>) -> Arc<dyn Connection> {
+    let conn = xq_transport::connect(url, &Options::default())
+        .await
+        .unwrap_or_else(|e| panic!("connect {url}: {e}"));
+    let hello = ClientMsg::Hello {
+        version: PROTOCOL_VERSION,
+        client: "relay-test".into(),
+        resume,
+    };
+    conn.send(codec::to_frame(&hello).expect("encodes"))
+        .await
+        .expect("send");
+    let welcome: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
+    assert!(matches!(welcome, ServerMsg::Welcome { .. }), "{welcome:?}");
+    conn
+}
+
+/// Creates a room as Red (`Some(code)`: joins it as Black) and reads up to the snapshot.
+async fn seat(url: &str, join: Option<RoomCode>) -> Player {
+    let conn = hello_with(url, None).await;
+    let msg = match join {
+        None => ClientMsg::CreateRoom(RoomOptions {
+            seat: SeatChoice::Red,
+            ..RoomOptions::default()
+        }),
+        Some(code) => ClientMsg::JoinRoom { code },
+    };
+    conn.send(codec::to_frame(&msg).expect("encodes"))
+        .await
+        .expect("send");
+    let joined: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
+    let ServerMsg::Joined {
+        code,
+        seat: Some(color),
+        resume: Some(token),
+    } = joined
+    else {
+        panic!("expected joined, got {joined:?}");
+    };
+    let player = Player {
+        conn,
+        code,
+        color,
+        token,
+    };
+    assert!(matches!(player.recv().await, ServerMsg::Snapshot(_)));
+    player
+}
+
+async fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_xq-relay"))
+        .args(args)
+        .output()
+        .await
+        .expect("the relay runs")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_killed_mid_game_loses_no_acknowledged_move() {
+    const OPENING: [&str; 6] = ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7"];
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("relay.sqlite3");
+        let mut relay = start(dir.path(), &db, "udp://127.0.0.1:0").await;
+        let udp = relay.urls[0].clone();
+
+        let mut red = seat(&udp, None).await;
+        let mut black = seat(&udp, Some(red.code)).await;
+        assert!(matches!(red.recv().await, ServerMsg::Snapshot(_)));
+        // Each move is acknowledged: the opponent received it.
+        for (ply, text) in OPENING.iter().enumerate() {
+            let (mover, other) = if ply % 2 == 0 {
+                (&red, &black)
+            } else {
+                (&black, &red)
+            };
+            mover.play(text).await;
+            let played = |e: &Event| matches!(e, Event::MovePlayed { ply: p, .. } if *p == ply + 1);
+            other.wait_for(played).await;
+        }
+        // One more move, and SIGKILL before anyone hears of it.
+        red.play("b0c2").await;
+        let pid = relay.child.id().expect("running").to_string();
+        let killed = Command::new("kill").args(["-KILL", &pid]).status().await;
+        assert!(killed.expect("kill runs").success());
+        let status = relay.child.wait().await.expect("the relay exits");
+        assert!(!status.success(), "{status}");
+
+        let mut relay = start(dir.path(), &db, &udp).await;
+        assert_eq!(relay.urls[0], udp, "the same port again");
+        let moves = red.resume(&udp).await;
+        assert_eq!(black.resume(&udp).await, moves);
+        let acknowledged: Vec<String> = OPENING.iter().map(ToString::to_string).collect();
+        let restored: Vec<String> = moves.iter().map(|mv| Iccs::from(*mv).to_string()).collect();
+        assert!(
+            restored.starts_with(&acknowledged) && restored.len() <= acknowledged.len() + 1,
+            "{restored:?}"
+        );
+        if restored.len() == acknowledged.len() {
+            // The move was lost before it was committed, and nobody heard of it: again.
+            red.play("b0c2").await;
+            black
+                .wait_for(|e| matches!(e, Event::MovePlayed { ply: 7, .. }))
+                .await;
+        }
+        black
+            .send(&ClientMsg::Command(SessionCommand::Resign {
+                by: black.color,
+            }))
+            .await;
+        red.wait_for(|e| matches!(e, Event::GameOver(_))).await;
+        terminate(&mut relay).await;
+
+        // The archive has the game, and its record replays.
+        let db_arg = db.to_str().expect("a UTF-8 path");
+        let list = run(&["games", "list", "--db", db_arg]).await;
+        assert!(list.status.success(), "{list:?}");
+        let text = String::from_utf8(list.stdout).expect("UTF-8");
+        let fields: Vec<&str> = text.trim_end().split('\t').collect();
+        let [id, _, red_name, _, "1-0", "resignation", "7"] = fields[..] else {
+            panic!("unexpected listing: {text:?}");
+        };
+        assert_eq!(red_name, format!("{}/1", red.code));
+        let export = run(&["games", "export", id, "--db", db_arg]).await;
+        assert!(export.status.success(), "{export:?}");
+        let record = pgn::parse(&String::from_utf8(export.stdout).expect("UTF-8"))
+            .expect("the exported PGN parses");
+        let mut expected: Vec<String> = acknowledged.clone();
+        expected.push("b0c2".into());
+        let replayed: Vec<String> = record
+            .moves()
+            .iter()
+            .map(|mv| Iccs::from(*mv).to_string())
+            .collect();
+        assert_eq!(replayed, expected);
+
+        let missing = run(&["games", "export", "999", "--db", db_arg]).await;
+        assert!(!missing.status.success());
+        let stderr = String::from_utf8_lossy(&missing.stderr);
+        assert!(stderr.contains("no archived game has id 999"), "{stderr}");
+        red.conn.close().await;
+        black.conn.close().await;
+    })
+    .await
+    .expect("the test finished in time");
 }

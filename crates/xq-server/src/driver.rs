@@ -4,6 +4,11 @@
 //! channel, carries out the outputs and sleeps until the core's next deadline. Each listener
 //! has an accept task; each connection a reader task (frames into the channel) and a writer
 //! task (frames from the connection's bounded queue onto the transport).
+//!
+//! With storage, the core's changes go through a [`Gate`] to the storage thread
+//! ([`Committer`]) in batches, and every output waits until the changes before it are
+//! committed. The core keeps handling input while a batch commits. A failed commit stops the
+//! relay at once: what could not be committed is never sent.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,8 +18,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 use xq_session::Timestamp;
+use xq_store::StoreError;
 use xq_transport::{Connection, Listener, TransportError};
 
+use crate::committer::Committer;
+use crate::gate::Gate;
 use crate::{ConnId, Output, Relay};
 
 /// Inputs waiting for the core, beyond which readers wait (back-pressure on the transports).
@@ -52,14 +60,21 @@ pub(crate) struct Driver {
     writers_done: mpsc::Receiver<()>,
     queue_frames: usize,
     next_id: u64,
+    /// The storage thread; `None` runs the relay without storage, skipping its changes.
+    committer: Option<Committer>,
+    /// The outputs waiting for commits (unused without storage).
+    gate: Gate,
 }
 
 impl Driver {
-    /// Starts accepting on every listener; the caller then runs [`Driver::run`].
+    /// Starts accepting on every listener; the caller then runs [`Driver::run`]. The core's
+    /// clock counts from `origin`.
     pub(crate) fn new(
         relay: Relay,
+        origin: Instant,
         listeners: Vec<(Arc<dyn Listener>, Arc<str>)>,
         queue_frames: usize,
+        committer: Option<Committer>,
     ) -> Self {
         let (inputs_tx, inputs) = mpsc::channel(INPUT_QUEUE);
         let (writers_alive, writers_done) = mpsc::channel(1);
@@ -76,7 +91,7 @@ impl Driver {
             .collect();
         Self {
             relay,
-            origin: Instant::now(),
+            origin,
             listeners: listeners
                 .into_iter()
                 .map(|(listener, _)| listener)
@@ -89,16 +104,31 @@ impl Driver {
             writers_done,
             queue_frames: queue_frames.max(1),
             next_id: 0,
+            committer,
+            gate: Gate::default(),
         }
     }
 
     /// Serves until `stop` fires (or its sender is dropped), then shuts down gracefully.
-    pub(crate) async fn run(mut self, mut stop: oneshot::Receiver<()>) {
+    ///
+    /// # Errors
+    ///
+    /// The storage failed: the relay stopped serving at once, without sending anything that
+    /// waited for the failed commit.
+    pub(crate) async fn run(mut self, mut stop: oneshot::Receiver<()>) -> Result<(), StoreError> {
+        // What the core did before serving (restoring rooms) is committed like the rest.
+        self.flush();
         loop {
+            self.submit();
             let deadline = self.relay.poll_timeout().map(|at| self.instant(at));
+            let in_flight = self.gate.is_in_flight();
             tokio::select! {
                 biased;
                 _ = &mut stop => break,
+                result = commit_done(&mut self.committer), if in_flight => match result {
+                    Ok(()) => self.committed(),
+                    Err(err) => return Err(self.fail(err)),
+                },
                 input = self.inputs.recv() => {
                     // The driver holds a sender itself, so the channel never ends.
                     let Some(input) = input else { break };
@@ -117,7 +147,7 @@ impl Driver {
                 }
             }
         }
-        self.shutdown().await;
+        self.shutdown().await
     }
 
     fn handle(&mut self, input: Input) {
@@ -144,42 +174,102 @@ impl Driver {
         self.flush();
     }
 
-    /// Carries out the core's outputs, in order.
+    /// Takes the core's outputs, in order: changes go to the next batch, and the rest is
+    /// carried out now or waits for the changes before it.
     fn flush(&mut self) {
         while let Some(output) = self.relay.poll_output() {
-            match output {
-                Output::Send { to, frame } => {
-                    let Some(writer) = self.writers.get(&to) else {
-                        continue;
-                    };
-                    if let Err(mpsc::error::TrySendError::Full(_)) = writer.try_send(frame) {
-                        // A client that does not read its frames would hold them here
-                        // forever: it is cut off, and the rest of the relay goes on.
-                        tracing::warn!(conn = %to, "outgoing queue full: disconnecting");
-                        self.writers.remove(&to);
-                        let now = self.now();
-                        self.relay.handle_disconnect(now, to);
-                    }
-                }
-                Output::Close { conn, reason } => {
-                    tracing::debug!(%conn, ?reason, "closing");
-                    self.writers.remove(&conn);
-                }
+            let ready = match (&self.committer, output) {
+                (Some(_), output) => self.gate.push(output),
                 // No storage is configured: there is nothing to commit before the sends.
-                Output::Persist(_) => {}
+                (None, Output::Persist(_)) => None,
+                (None, output) => Some(output),
+            };
+            if let Some(output) = ready {
+                self.carry_out(output);
             }
         }
     }
 
+    /// Hands the next batch of changes to the storage thread, if it is free.
+    fn submit(&mut self) {
+        if let Some(committer) = &self.committer
+            && let Some(batch) = self.gate.next_batch()
+        {
+            committer.submit(batch);
+        }
+    }
+
+    /// The batch in flight is committed: the outputs that waited for it go out.
+    fn committed(&mut self) {
+        self.gate.committed();
+        while let Some(output) = self.gate.pop_released() {
+            self.carry_out(output);
+        }
+        // Carrying them out may have cut off a slow connection, which the core answers.
+        self.flush();
+    }
+
+    /// Sends a frame or closes a connection.
+    fn carry_out(&mut self, output: Output) {
+        match output {
+            Output::Send { to, frame } => {
+                let Some(writer) = self.writers.get(&to) else {
+                    return;
+                };
+                if let Err(mpsc::error::TrySendError::Full(_)) = writer.try_send(frame) {
+                    // A client that does not read its frames would hold them here forever: it
+                    // is cut off, and the rest of the relay goes on. The core's answer is
+                    // taken by the next flush.
+                    tracing::warn!(conn = %to, "outgoing queue full: disconnecting");
+                    self.writers.remove(&to);
+                    let now = self.now();
+                    self.relay.handle_disconnect(now, to);
+                }
+            }
+            Output::Close { conn, reason } => {
+                tracing::debug!(%conn, ?reason, "closing");
+                self.writers.remove(&conn);
+            }
+            // Changes never get here: `flush` gives them to the gate or skips them.
+            Output::Persist(_) => {}
+        }
+    }
+
+    /// Stops serving at once after a failed commit: no more accepting, nothing more sent.
+    /// Connections close as their writers end; clients resume on a restarted relay.
+    fn fail(self, err: StoreError) -> StoreError {
+        tracing::error!(%err, "storage failed: the relay stops rather than send what it could not commit");
+        for acceptor in &self.acceptors {
+            acceptor.abort();
+        }
+        for listener in &self.listeners {
+            listener.close();
+        }
+        err
+    }
+
     /// Stops accepting, says goodbye to every client, waits (a little) for the goodbyes to be
     /// delivered, and closes the listeners.
-    async fn shutdown(mut self) {
+    ///
+    /// The clocks paused by the shutdown are committed before the goodbyes go out; if that
+    /// fails, the goodbyes are not sent and the error is returned.
+    async fn shutdown(mut self) -> Result<(), StoreError> {
         for acceptor in &self.acceptors {
             acceptor.abort();
         }
         let now = self.now();
         self.relay.shutdown(now);
         self.flush();
+        loop {
+            self.submit();
+            if !self.gate.is_in_flight() {
+                break;
+            }
+            if let Err(err) = commit_done(&mut self.committer).await {
+                return Err(self.fail(err));
+            }
+            self.committed();
+        }
         self.writers.clear();
         drop(self.writers_alive);
         let closed = tokio::time::timeout(CLOSE_WAIT, self.writers_done.recv()).await;
@@ -192,6 +282,7 @@ impl Driver {
             listener.close();
         }
         tracing::info!("relay stopped");
+        Ok(())
     }
 
     fn now(&self) -> Timestamp {
@@ -201,6 +292,15 @@ impl Driver {
 
     fn instant(&self, at: Timestamp) -> Instant {
         self.origin + Duration::from_millis(at.as_millis())
+    }
+}
+
+/// Waits for the storage thread's verdict on the batch in flight (forever without storage,
+/// where no batch is ever in flight).
+async fn commit_done(committer: &mut Option<Committer>) -> Result<(), StoreError> {
+    match committer {
+        Some(committer) => committer.done().await,
+        None => std::future::pending().await,
     }
 }
 

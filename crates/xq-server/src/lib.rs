@@ -20,9 +20,22 @@
 //!
 //! # Durability
 //!
-//! The core journals what it accepts as [`Output::Persist`] changes, placed before the frames
-//! they justify: a driver with storage commits each one before carrying out the outputs that
-//! follow it. [`Server`] has no storage yet and skips them.
+//! The core journals what it accepts as [`Output::Persist`] changes ([`xq_store::Persist`]),
+//! placed before the frames they justify. With [storage](Builder::storage) the driver keeps
+//! the **commit-before-send** rule: every change is committed before any output that follows
+//! it is carried out, so no client ever sees an event that a restarted relay would not have.
+//!
+//! Commits are **grouped**: the storage runs on a thread of its own and commits one batch at
+//! a time, while the core goes on handling input; the changes made meanwhile form the next
+//! batch, and the outputs behind them wait for it. Under load one commit carries many moves,
+//! so the database's sync cost is shared instead of paid per move.
+//!
+//! At start the rooms open in the storage come back ([`Relay::restore`]): each match is
+//! rebuilt from its journal, its players resume with their tokens within the grace period,
+//! and its clocks restart, so the time the relay was down is charged to nobody. A finished
+//! game is archived with its PGN record in the commit that ends it. If a commit fails, the
+//! relay stops serving rather than send what it could not commit. Without storage the
+//! changes are skipped.
 //!
 //! # Examples
 //!
@@ -61,10 +74,12 @@
 
 #![warn(missing_docs)]
 
+mod committer;
 mod config;
 mod conn;
 mod deadlines;
 mod driver;
+mod gate;
 mod output;
 mod quick;
 mod relay;
@@ -74,6 +89,8 @@ mod server;
 
 pub use config::Config;
 pub use conn::ConnId;
-pub use output::{Output, Persist};
-pub use relay::Relay;
+pub use output::Output;
+pub use relay::{Relay, RestoreError};
 pub use server::{Builder, Server, StartError};
+/// The changes the core journals, defined with the storage that keeps them.
+pub use xq_store::Persist;

@@ -2,8 +2,8 @@
 
 use std::collections::VecDeque;
 
-use xq_protocol::{DisconnectReason, ResumeToken, RoomCode, RoomOptions, ServerMsg, codec};
-use xq_session::{Entry, Seat, Timestamp};
+use xq_protocol::{DisconnectReason, ServerMsg, codec};
+use xq_store::Persist;
 
 use crate::ConnId;
 
@@ -31,42 +31,6 @@ pub enum Output {
     /// ever sees an event that a restarted relay would not have. A driver without storage
     /// skips them.
     Persist(Persist),
-}
-
-/// A change to the relay's durable state: enough, replayed in order, to rebuild every match
-/// (each one is a pure function of its journal) and the seats' resume tokens.
-///
-/// Rooms still waiting for their second player are not recorded: they hold no move.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Persist {
-    /// A match began in a room (its first, or a rematch, which replaces the one before).
-    MatchStarted {
-        /// The room.
-        code: RoomCode,
-        /// How the room plays; the match's config follows from it.
-        options: RoomOptions,
-        /// The seat playing Red.
-        red: Seat,
-        /// When the match started on the relay's clock.
-        started: Timestamp,
-        /// The token of [`Seat::First`].
-        first_token: ResumeToken,
-        /// The token of [`Seat::Second`].
-        second_token: ResumeToken,
-    },
-    /// The room's match accepted an input: the next entry of its journal.
-    Entry {
-        /// The room.
-        code: RoomCode,
-        /// The input and its time.
-        entry: Entry,
-    },
-    /// The room is gone (nobody holds a seat any more); its match can be archived.
-    RoomClosed {
-        /// The room.
-        code: RoomCode,
-    },
 }
 
 /// The queue of outputs, with the encoding done once per message however many receive it.

@@ -10,11 +10,12 @@ use xq_protocol::{
     SeatChoice, ServerMsg,
 };
 use xq_rules::Color;
-use xq_session::{Command, Match, Seat, Timestamp};
+use xq_session::{Command, Match, RebuildError, Seat, Timestamp};
+use xq_store::{OpenRoom, Persist};
 
 use crate::conn::{Conn, Place};
 use crate::deadlines::Deadlines;
-use crate::output::{Outbox, Output, Persist};
+use crate::output::{Outbox, Output};
 use crate::quick::QuickQueue;
 use crate::room::Room;
 use crate::seat::{SEATS, SeatState, Seats};
@@ -91,6 +92,43 @@ impl Relay {
             outbox: Outbox::default(),
             shutting_down: false,
         }
+    }
+
+    /// Seeds the relay with a room its storage kept ([`xq_store::Storage::open_rooms`]), after
+    /// a restart and before it serves anyone. The room's match is rebuilt from its journal and
+    /// both seats' resume tokens are valid again. Nobody is connected yet, so both seats wait
+    /// for a resume for the grace period from `now`.
+    ///
+    /// A match with clocks is sent [`Command::ResumeClocks`] at `now`, so the time the relay
+    /// was down is charged to nobody: after a graceful shutdown the clocks were paused then
+    /// ([`shutdown`](Self::shutdown)); after a crash, the time from the last accepted input to
+    /// the crash goes uncharged as well, since nobody can know when the relay died. The restart
+    /// is journaled like any accepted input, so carry out the outputs as usual.
+    ///
+    /// # Errors
+    ///
+    /// A [`RestoreError`] if the journal does not replay or the room is already open; the
+    /// relay is unchanged then.
+    pub fn restore(&mut self, now: Timestamp, stored: OpenRoom) -> Result<(), RestoreError> {
+        let code = stored.code;
+        if self.rooms.contains_key(&code) {
+            return Err(RestoreError::AlreadyOpen(code));
+        }
+        let mut room =
+            Room::restore(now, stored).map_err(|source| RestoreError::Journal { code, source })?;
+        if let Some(game) = &mut room.game {
+            // Untimed and finished matches have no clock to restart: they refuse and nothing
+            // changes, which is all that is needed.
+            let _ = game.handle(now, Command::ResumeClocks);
+        }
+        room.flush(&mut self.outbox);
+        for seat in SEATS {
+            self.tokens.insert(room.tokens[seat], (code, seat));
+        }
+        self.rooms.insert(code, room);
+        self.rearm(code);
+        tracing::info!(room = %code, "room restored");
+        Ok(())
     }
 
     /// A transport accepted connection `conn`; `transport` names it for the logs (`udp`,
@@ -590,6 +628,23 @@ impl Relay {
         self.rng.fill_bytes(&mut token);
         ResumeToken(token)
     }
+}
+
+/// Why [`Relay::restore`] refused a room.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RestoreError {
+    /// The room's journal does not replay (it was edited, or written under other rules).
+    #[error("room {code}: {source}")]
+    Journal {
+        /// The room.
+        code: RoomCode,
+        /// The first entry that does not replay.
+        source: RebuildError,
+    },
+    /// A room with this code is open already.
+    #[error("room {0} is open already")]
+    AlreadyOpen(RoomCode),
 }
 
 /// The colour a player command speaks for; `None` for the commands only the relay issues.

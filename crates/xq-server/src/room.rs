@@ -4,10 +4,14 @@ use std::time::Duration;
 
 use xq_protocol::{ErrorCode, ResumeToken, RoomCode, RoomOptions, SeatInfo, ServerMsg, Snapshot};
 use xq_rules::{ByColor, Color};
-use xq_session::{Event, Match, MatchConfig, Seat, Status, TimeControl, Timestamp};
+use xq_session::{
+    Event, Journal, Match, MatchConfig, RebuildError, Seat, Status, TimeControl, Timestamp,
+};
+
+use xq_store::{OpenRoom, Persist};
 
 use crate::ConnId;
-use crate::output::{Outbox, Persist};
+use crate::output::Outbox;
 use crate::seat::{SEATS, SeatState, Seats};
 
 /// One room. [`Seat::First`] is its creator (or the first quick-match player); the match is
@@ -30,6 +34,8 @@ pub(crate) struct Room {
     next_seq: u64,
     /// How many of the match's journal entries have gone out as [`Persist::Entry`].
     persisted: usize,
+    /// Whether the match's end has gone out as [`Persist::MatchOver`].
+    archived: bool,
     /// The seat that has asked for a rematch.
     rematch: Option<Seat>,
     /// The deadline this room has in [`crate::deadlines::Deadlines`].
@@ -53,9 +59,41 @@ impl Room {
             spectators: Vec::new(),
             next_seq: 0,
             persisted: 0,
+            archived: false,
             rematch: None,
             armed: None,
         }
+    }
+
+    /// The room `stored` describes, its match rebuilt from its journal and both seats away
+    /// since `now` (nobody is connected after a restart). Its events are numbered from 0
+    /// again: a resuming player's snapshot says so.
+    ///
+    /// # Errors
+    ///
+    /// Why the journal does not replay.
+    pub(crate) fn restore(now: Timestamp, stored: OpenRoom) -> Result<Self, RebuildError> {
+        let tokens = Seats {
+            first: stored.first_token,
+            second: stored.second_token,
+        };
+        let mut room = Self::new(stored.code, stored.options, stored.red, tokens);
+        let journal = Journal {
+            config: room.config(),
+            red: stored.red,
+            started: stored.started,
+            entries: stored.entries,
+        };
+        let game = Match::from_journal(&journal)?;
+        room.persisted = journal.entries.len();
+        // A finished match was archived in the commit that finished it.
+        room.archived = !game.status().is_ongoing();
+        room.game = Some(game);
+        room.seats = Seats {
+            first: SeatState::Away(now),
+            second: SeatState::Away(now),
+        };
+        Ok(room)
     }
 
     /// The colour `seat` plays in the current (or coming) match.
@@ -145,11 +183,20 @@ impl Room {
             return;
         };
         let entries = &game.journal().entries;
-        for &entry in entries.get(self.persisted..).unwrap_or_default() {
+        for (seq, &entry) in entries.iter().enumerate().skip(self.persisted) {
             let code = self.code;
-            outbox.persist(Persist::Entry { code, entry });
+            let seq = seq as u64;
+            outbox.persist(Persist::Entry { code, seq, entry });
         }
         self.persisted = entries.len();
+        if !self.archived && !game.status().is_ongoing() {
+            self.archived = true;
+            let record = Box::new(game.record());
+            outbox.persist(Persist::MatchOver {
+                code: self.code,
+                record,
+            });
+        }
         while let Some(event) = game.poll_event() {
             if let Event::GameOver(result) = event {
                 tracing::info!(room = %self.code, ?result, "game over");
@@ -268,6 +315,7 @@ impl Room {
         self.game = Some(game);
         self.next_seq = 0;
         self.persisted = 0;
+        self.archived = false;
         self.rematch = None;
         outbox.persist(Persist::MatchStarted {
             code: self.code,

@@ -8,8 +8,12 @@ use rand::TryRng;
 use rand::rngs::SysRng;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use xq_session::Timestamp;
+use xq_store::{OpenRoom, Storage, StoreError};
 use xq_transport::{Listener, Options, TransportError};
 
+use crate::committer::Committer;
 use crate::driver::{Driver, transport_label};
 use crate::{Config, Relay};
 
@@ -17,22 +21,27 @@ use crate::{Config, Relay};
 ///
 /// Build one with [`Server::builder`]. Dropping the handle shuts the relay down in the
 /// background; [`Server::shutdown`] does it and waits until it is done.
+///
+/// With [storage](Builder::storage), every accepted command is committed before its events
+/// are sent, in groups: a relay killed at any moment and restarted on the same storage has
+/// every move any client saw, and its open rooms back.
 #[derive(Debug)]
 pub struct Server {
     urls: Vec<String>,
     stop: oneshot::Sender<()>,
-    task: JoinHandle<()>,
+    task: JoinHandle<Result<(), StoreError>>,
 }
 
-/// Settings for a [`Server`]: where to listen, the core's [`Config`] and the transports'
-/// [`Options`].
-#[derive(Clone, Debug)]
+/// Settings for a [`Server`]: where to listen, the core's [`Config`], the transports'
+/// [`Options`] and the storage, if any.
+#[derive(Debug)]
 pub struct Builder {
     listen: Vec<String>,
     config: Config,
     transport: Options,
     queue_frames: usize,
     seed: Option<[u8; 32]>,
+    storage: Option<Box<dyn Storage>>,
 }
 
 /// Why a server did not start.
@@ -53,6 +62,12 @@ pub enum StartError {
     /// The operating system gave no randomness for room codes and tokens.
     #[error("no randomness for the relay's seed: {0}")]
     Seed(String),
+    /// The open rooms could not be read from the storage.
+    #[error("cannot read the open rooms: {0}")]
+    Restore(#[source] StoreError),
+    /// The storage thread could not be started.
+    #[error("cannot start the storage thread: {0}")]
+    StorageThread(#[source] std::io::Error),
 }
 
 impl Server {
@@ -66,6 +81,7 @@ impl Server {
             transport: Options::default(),
             queue_frames: 1024,
             seed: None,
+            storage: None,
         }
     }
 
@@ -78,20 +94,32 @@ impl Server {
 
     /// Serves until `signal` completes (SIGINT, a test's trigger…), then shuts down as
     /// [`Server::shutdown`] does.
-    pub async fn run_until(mut self, signal: impl Future<Output = ()>) {
+    ///
+    /// # Errors
+    ///
+    /// The storage failed: the relay stopped serving at once rather than send what it could
+    /// not commit.
+    pub async fn run_until(mut self, signal: impl Future<Output = ()>) -> Result<(), StoreError> {
         tokio::select! {
-            () = signal => self.shutdown().await,
+            () = signal => {
+                let _ = self.stop.send(());
+                report(self.task.await)
+            }
             result = &mut self.task => report(result),
         }
     }
 
     /// Shuts down gracefully and waits until it is done: stops accepting, pauses running
-    /// clocks, sends every client [`xq_protocol::DisconnectReason::ShuttingDown`] and closes
-    /// every connection after its last frames (waiting a few seconds at most for slow peers).
+    /// clocks (and commits that, with storage), sends every client
+    /// [`xq_protocol::DisconnectReason::ShuttingDown`] and closes every connection after its
+    /// last frames (waiting a few seconds at most for slow peers). A storage failure is
+    /// logged; [`run_until`](Self::run_until) returns it.
     pub async fn shutdown(self) {
         // The driver may have stopped already; then there is nobody to tell.
         let _ = self.stop.send(());
-        report(self.task.await);
+        if let Err(err) = report(self.task.await) {
+            tracing::error!(%err, "the relay stopped on a storage failure");
+        }
     }
 }
 
@@ -142,12 +170,25 @@ impl Builder {
         self
     }
 
+    /// Keeps the relay's state in `storage` (such as [`xq_store::SqliteStore`]): every
+    /// accepted command is committed before its events are sent, and the rooms open in the
+    /// storage are restored at start. Without it (the default) nothing survives the process.
+    #[must_use]
+    pub fn storage(mut self, storage: impl Storage + 'static) -> Self {
+        self.storage = Some(Box::new(storage));
+        self
+    }
+
     /// Opens every listener and starts serving. Must be called within a tokio runtime.
+    ///
+    /// With storage, the open rooms are restored first ([`Relay::restore`]): their matches
+    /// are rebuilt, their players can resume with their tokens within the grace period, and
+    /// their clocks restart now. A room whose journal does not replay is logged and left out.
     ///
     /// # Errors
     ///
-    /// A [`StartError`] if there is no listener, one cannot be opened, or no seed can be
-    /// drawn. Listeners opened before the failure are closed again.
+    /// A [`StartError`] if there is no listener, one cannot be opened, no seed can be drawn,
+    /// or the storage cannot be read. Listeners opened before the failure are closed again.
     pub async fn start(self) -> Result<Server, StartError> {
         if self.listen.is_empty() {
             return Err(StartError::NoListener);
@@ -161,6 +202,10 @@ impl Builder {
                     .map_err(|err| StartError::Seed(err.to_string()))?;
                 seed
             }
+        };
+        let restored = match self.storage {
+            Some(storage) => Some(open_rooms(storage).await.map_err(StartError::Restore)?),
+            None => None,
         };
         let mut listeners: Vec<(Arc<dyn Listener>, Arc<str>)> =
             Vec::with_capacity(self.listen.len());
@@ -182,16 +227,54 @@ impl Builder {
             urls.push(local);
             listeners.push((listener, transport_label(url)));
         }
-        let relay = Relay::new(self.config, seed);
-        let driver = Driver::new(relay, listeners, self.queue_frames);
+        let mut relay = Relay::new(self.config, seed);
+        let origin = Instant::now();
+        let committer = match restored {
+            Some((storage, rooms)) => {
+                let count = rooms.len();
+                for room in rooms {
+                    if let Err(err) = relay.restore(Timestamp::from_millis(0), room) {
+                        tracing::error!(%err, "room not restored");
+                    }
+                }
+                tracing::info!(rooms = relay.room_count(), of = count, "rooms restored");
+                match Committer::start(storage) {
+                    Ok(committer) => Some(committer),
+                    Err(err) => {
+                        for (listener, _) in &listeners {
+                            listener.close();
+                        }
+                        return Err(StartError::StorageThread(err));
+                    }
+                }
+            }
+            None => None,
+        };
+        let driver = Driver::new(relay, origin, listeners, self.queue_frames, committer);
         let (stop, stopped) = oneshot::channel();
         let task = tokio::spawn(driver.run(stopped));
         Ok(Server { urls, stop, task })
     }
 }
 
-fn report(result: Result<(), tokio::task::JoinError>) {
-    if let Err(err) = result {
+/// Reads the open rooms off the runtime's threads, and hands the storage back.
+async fn open_rooms(
+    mut storage: Box<dyn Storage>,
+) -> Result<(Box<dyn Storage>, Vec<OpenRoom>), StoreError> {
+    let read = tokio::task::spawn_blocking(move || {
+        let rooms = storage.open_rooms();
+        rooms.map(|rooms| (storage, rooms))
+    });
+    read.await
+        .unwrap_or_else(|err| Err(StoreError::Engine(Box::new(err))))
+}
+
+/// The driver's verdict; a driver that panicked is logged, and counts as stopped.
+fn report(
+    result: Result<Result<(), StoreError>, tokio::task::JoinError>,
+) -> Result<(), StoreError> {
+    result.unwrap_or_else(|err| {
         tracing::error!(%err, "the relay's task failed");
-    }
+        Ok(())
+    })
 }

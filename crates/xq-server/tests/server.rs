@@ -319,7 +319,10 @@ fn the_callers_future_triggers_the_shutdown() {
         assert_eq!(client.recv().await, ServerMsg::Pong { nonce: 1 });
         trigger.send(()).expect("the server waits");
         client.expect_shutdown().await;
-        running.await.expect("the server task ends");
+        running
+            .await
+            .expect("the server task ends")
+            .expect("no storage to fail");
         // The listener is gone with it.
         assert!(
             xq_transport::connect(&url, &Options::default())

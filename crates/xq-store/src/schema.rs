@@ -1,0 +1,91 @@
+//! The SQLite schema and its version.
+//!
+//! The version lives in SQLite's `user_version` header field. A new file gets the current
+//! schema; a file of the current version is used as it is; anything else is refused, so an
+//! older relay never writes into a newer relay's database. A change to the tables, or to the
+//! encoding of a stored value (the bincode of [`xq_protocol::RoomOptions`] and
+//! [`xq_session::Input`]), needs a new version and a migration here.
+
+use rusqlite::{Connection, Transaction};
+
+use crate::StoreError;
+
+/// The schema version this crate reads and writes.
+pub(crate) const VERSION: i64 = 1;
+
+/// Version 1.
+///
+/// - `rooms`: one row per room with a match, with its options, both seats' resume tokens and
+///   its start (on the relay's clock, and `opened_at` on the wall clock). A rematch replaces
+///   the row, so `id` names one match and is never reused.
+/// - `entries`: every accepted input, one row each, in one append-only table: a commit writes
+///   the table's last page or two however many rooms it touches, and nothing is rewritten per
+///   move. `match_id` is the `rooms.id` of its match; once that row is gone the entries are
+///   garbage, swept in bulk ([`SWEEP`]) instead of one room at a time.
+/// - `games`: the archive of finished games, with their PGN record.
+const SCHEMA: &str = "
+CREATE TABLE rooms (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    code         TEXT NOT NULL UNIQUE,
+    options      BLOB NOT NULL,
+    red          INTEGER NOT NULL,
+    started      INTEGER NOT NULL,
+    first_token  BLOB NOT NULL,
+    second_token BLOB NOT NULL,
+    opened_at    INTEGER NOT NULL
+);
+
+CREATE TABLE entries (
+    id       INTEGER PRIMARY KEY,
+    match_id INTEGER NOT NULL,
+    seq      INTEGER NOT NULL,
+    at       INTEGER NOT NULL,
+    input    BLOB NOT NULL
+);
+
+CREATE TABLE games (
+    id          INTEGER PRIMARY KEY,
+    room        TEXT NOT NULL,
+    red         TEXT NOT NULL,
+    black       TEXT NOT NULL,
+    result      TEXT NOT NULL,
+    termination TEXT NOT NULL,
+    moves       INTEGER NOT NULL,
+    started_at  INTEGER NOT NULL,
+    ended_at    INTEGER NOT NULL,
+    pgn         TEXT NOT NULL
+);
+";
+
+/// Deletes the entries of matches that are over and gone (closed rooms, replaced matches).
+pub(crate) const SWEEP: &str = "DELETE FROM entries WHERE match_id NOT IN (SELECT id FROM rooms)";
+
+/// Creates the schema in a new database, or checks the version of an existing one.
+pub(crate) fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    match version(&tx)? {
+        VERSION => {}
+        0 if is_empty(&tx)? => {
+            tx.execute_batch(SCHEMA)?;
+            tx.pragma_update(None, "user_version", VERSION)?;
+        }
+        0 => return Err(StoreError::NotOurs),
+        found => {
+            return Err(StoreError::UnknownVersion {
+                found,
+                supported: VERSION,
+            });
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn version(tx: &Transaction<'_>) -> Result<i64, StoreError> {
+    Ok(tx.pragma_query_value(None, "user_version", |row| row.get(0))?)
+}
+
+fn is_empty(tx: &Transaction<'_>) -> Result<bool, StoreError> {
+    let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
+    Ok(tables == 0)
+}

@@ -1,0 +1,252 @@
+//! The SQLite engine on a temporary file: what is committed survives a reopen, a failed
+//! batch leaves nothing behind, finished games are archived, unknown files are refused.
+
+use std::path::PathBuf;
+
+use assert_matches::assert_matches;
+use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
+use xq_rules::iccs::Iccs;
+use xq_rules::{Color, Move};
+use xq_session::{
+    Command, GameResult, Journal, Match, MatchConfig, Seat, Timestamp, WinReason, pgn,
+};
+use xq_store::{GameId, OpenRoom, Persist, SqliteStore, Storage, StoreError};
+
+struct TempDb {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn temp_db() -> TempDb {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("relay.sqlite3");
+    TempDb { _dir: dir, path }
+}
+
+fn started(code: RoomCode, red: Seat, at: u64) -> Persist {
+    Persist::MatchStarted {
+        code,
+        options: RoomOptions::default(),
+        red,
+        started: Timestamp::from_millis(at),
+        first_token: ResumeToken([1; 16]),
+        second_token: ResumeToken([2; 16]),
+    }
+}
+
+fn mv(text: &str) -> Move {
+    let iccs: Iccs = text.parse().expect("ICCS");
+    Move::new(iccs.from, iccs.to)
+}
+
+/// A short game from `started` at 0: moves a second apart, then Black resigns.
+fn game(moves: &[&str]) -> Match {
+    let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
+    let mut at = 0;
+    for (ply, text) in moves.iter().enumerate() {
+        at += 1_000;
+        let by = if ply % 2 == 0 {
+            Color::Red
+        } else {
+            Color::Black
+        };
+        let play = Command::Play { by, mv: mv(text) };
+        game.handle(Timestamp::from_millis(at), play)
+            .expect("legal");
+    }
+    game
+}
+
+fn entries(code: RoomCode, game: &Match) -> Vec<Persist> {
+    game.journal()
+        .entries
+        .iter()
+        .zip(0..)
+        .map(|(&entry, seq)| Persist::Entry { code, seq, entry })
+        .collect()
+}
+
+#[test]
+fn journals_survive_a_reopen_and_rebuild_the_match() {
+    let db = temp_db();
+    let code = RoomCode::from_u64(1);
+    let played = game(&["h2e2", "h9g7", "h0g2", "i9h9"]);
+    {
+        let mut store = SqliteStore::open(&db.path).expect("opens");
+        store
+            .commit(&[started(code, Seat::First, 0)])
+            .expect("commit");
+        // One commit per entry and one for several: the journal is the same.
+        let changes = entries(code, &played);
+        store.commit(&changes[..1]).expect("commit");
+        store.commit(&changes[1..]).expect("commit");
+    }
+    let mut store = SqliteStore::open(&db.path).expect("reopens");
+    let rooms = store.open_rooms().expect("reads");
+    let [room] = &rooms[..] else {
+        panic!("expected one room, got {rooms:?}")
+    };
+    assert_eq!(
+        *room,
+        OpenRoom {
+            code,
+            options: RoomOptions::default(),
+            red: Seat::First,
+            started: Timestamp::from_millis(0),
+            first_token: ResumeToken([1; 16]),
+            second_token: ResumeToken([2; 16]),
+            entries: played.journal().entries.clone(),
+        }
+    );
+    let journal = Journal {
+        config: MatchConfig::default(),
+        red: room.red,
+        started: room.started,
+        entries: room.entries.clone(),
+    };
+    let rebuilt = Match::from_journal(&journal).expect("the journal replays");
+    assert!(rebuilt.journal() == played.journal() && rebuilt.position() == played.position());
+}
+
+#[test]
+fn a_rematch_replaces_the_journal() {
+    let db = temp_db();
+    let mut store = SqliteStore::open(&db.path).expect("opens");
+    let code = RoomCode::from_u64(2);
+    let first = game(&["h2e2", "h9g7"]);
+    store
+        .commit(&[started(code, Seat::First, 0)])
+        .expect("commit");
+    store.commit(&entries(code, &first)).expect("commit");
+    store
+        .commit(&[started(code, Seat::Second, 9_000)])
+        .expect("commit");
+    let rooms = store.open_rooms().expect("reads");
+    assert_eq!(rooms.len(), 1);
+    assert_eq!(rooms[0].red, Seat::Second);
+    assert_eq!(rooms[0].started, Timestamp::from_millis(9_000));
+    assert_eq!(rooms[0].entries, []);
+
+    // The old match's entries are swept (at the latest when the file is opened again).
+    drop(store);
+    drop(SqliteStore::open(&db.path).expect("reopens"));
+    let conn = rusqlite::Connection::open(&db.path).expect("opens");
+    let left: i64 = conn
+        .query_row("SELECT count(*) FROM entries", [], |row| row.get(0))
+        .expect("counts");
+    assert_eq!(left, 0);
+}
+
+#[test]
+fn finished_games_are_archived_with_their_pgn() {
+    let db = temp_db();
+    let mut store = SqliteStore::open(&db.path).expect("opens");
+    let code = RoomCode::from_u64(3);
+    let mut finished = game(&["h2e2", "h9g7", "h0g2"]);
+    finished
+        .handle(
+            Timestamp::from_millis(5_000),
+            Command::Resign { by: Color::Black },
+        )
+        .expect("resigns");
+    let mut changes = vec![started(code, Seat::Second, 0)];
+    changes.extend(entries(code, &finished));
+    changes.push(Persist::MatchOver {
+        code,
+        record: Box::new(finished.record()),
+    });
+    store.commit(&changes).expect("commit");
+
+    let games = store.games().expect("lists");
+    let [summary] = &games[..] else {
+        panic!("expected one game, got {games:?}")
+    };
+    assert_eq!(summary.room, code);
+    assert_eq!(summary.red, format!("{code}/2"));
+    assert_eq!(summary.black, format!("{code}/1"));
+    assert_eq!(summary.result, "1-0");
+    assert_eq!(summary.termination, "resignation");
+    assert_eq!(summary.moves, 3);
+    assert!(summary.started <= summary.ended);
+
+    let text = store.pgn(summary.id).expect("reads").expect("archived");
+    let record = pgn::parse(&text).expect("the archived PGN parses");
+    assert_eq!(record.moves(), finished.record().moves());
+    assert_eq!(
+        record.result(),
+        Some(GameResult::Win {
+            winner: Color::Red,
+            reason: WinReason::Resignation
+        })
+    );
+    assert_eq!(record.tags.red.as_deref(), Some(summary.red.as_str()));
+    assert_eq!(store.pgn(GameId(summary.id.0 + 1)).expect("reads"), None);
+
+    // The room stays open until its players leave; the archive stays after that.
+    assert_eq!(store.open_rooms().expect("reads").len(), 1);
+    store
+        .commit(&[Persist::RoomClosed { code }])
+        .expect("commit");
+    assert_eq!(store.open_rooms().expect("reads"), []);
+    assert_eq!(store.games().expect("lists").len(), 1);
+}
+
+#[test]
+fn a_failed_commit_changes_nothing() {
+    let mut store = SqliteStore::open(":memory:").expect("opens");
+    let (kept, stray) = (RoomCode::from_u64(4), RoomCode::from_u64(5));
+    let entry = game(&["h2e2"]).journal().entries[0];
+    let batch = [
+        started(kept, Seat::First, 0),
+        Persist::Entry {
+            code: stray,
+            seq: 0,
+            entry,
+        },
+    ];
+    assert_matches!(store.commit(&batch), Err(StoreError::UnknownRoom(code)) if code == stray);
+    assert_eq!(store.open_rooms().expect("reads"), []);
+    let over = Persist::MatchOver {
+        code: stray,
+        record: Box::new(game(&[]).record()),
+    };
+    assert_matches!(store.commit(&[over]), Err(StoreError::UnknownRoom(code)) if code == stray);
+    // A room closed before its match began was never stored: closing it is harmless.
+    store
+        .commit(&[Persist::RoomClosed { code: stray }])
+        .expect("commit");
+}
+
+#[test]
+fn unknown_versions_and_foreign_files_are_refused_untouched() {
+    let newer = temp_db();
+    {
+        let conn = rusqlite::Connection::open(&newer.path).expect("opens");
+        conn.pragma_update(None, "user_version", 7).expect("sets");
+    }
+    assert_matches!(
+        SqliteStore::open(&newer.path),
+        Err(StoreError::UnknownVersion {
+            found: 7,
+            supported: 1
+        })
+    );
+    let conn = rusqlite::Connection::open(&newer.path).expect("opens");
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .expect("reads");
+    assert_eq!(version, 7);
+
+    let foreign = temp_db();
+    {
+        let conn = rusqlite::Connection::open(&foreign.path).expect("opens");
+        conn.execute_batch("CREATE TABLE notes (text TEXT)")
+            .expect("creates");
+    }
+    assert_matches!(SqliteStore::open(&foreign.path), Err(StoreError::NotOurs));
+
+    // A database of this version opens again as it is.
+    let ours = temp_db();
+    drop(SqliteStore::open(&ours.path).expect("creates"));
+    SqliteStore::open(&ours.path).expect("reopens");
+}
