@@ -150,8 +150,8 @@ impl Connection {
 impl Drop for Handle {
     fn drop(&mut self) {
         let mut state = self.shared.lock();
-        if let Some(conn) = state.conns.get_mut(&self.id) {
-            conn.orphaned = true;
+        if state.conns.contains_key(&self.id) {
+            state.orphans.push(self.id);
         }
         if let Some(link) = state.core.link_mut(self.id) {
             link.close();

@@ -37,6 +37,9 @@ pub(crate) struct State {
     pub(crate) core: proto::Endpoint,
     /// Links that have (or had) a `Connection` handle.
     pub(crate) conns: HashMap<LinkId, ConnState>,
+    /// Links whose every handle was dropped: each is forgotten once closed. Kept apart so that
+    /// the driver looks at these few after each wake-up, not at every connection.
+    pub(crate) orphans: Vec<LinkId>,
     /// Cleared by `Endpoint::close` or drop: no more connections are made or accepted, and the
     /// driver stops once the last link is gone.
     pub(crate) open: bool,
@@ -47,8 +50,6 @@ pub(crate) struct State {
 pub(crate) struct ConnState {
     /// Wakes tasks blocked in `send`, `recv`, `close` or `connect` on this link.
     pub(crate) notify: Arc<Notify>,
-    /// Every handle was dropped: the link is forgotten once closed.
-    pub(crate) orphaned: bool,
 }
 
 impl Shared {
@@ -57,6 +58,7 @@ impl Shared {
             state: Mutex::new(State {
                 core,
                 conns: HashMap::new(),
+                orphans: Vec::new(),
                 open: true,
             }),
             wake_driver: Notify::new(),
@@ -89,36 +91,34 @@ impl State {
                 if let Some(link) = self.core.link_mut(id) {
                     link.close();
                 }
-                self.conns.insert(
-                    id,
-                    ConnState {
-                        orphaned: true,
-                        ..ConnState::default()
-                    },
-                );
+                self.conns.insert(id, ConnState::default());
+                self.orphans.push(id);
             }
         }
-        let core = &self.core;
-        let done: Vec<LinkId> = self
-            .conns
-            .iter()
-            .filter(|(id, conn)| {
-                conn.orphaned
-                    && core
-                        .link(**id)
-                        .is_none_or(|link| link.state() == LinkState::Closed)
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        for id in done {
-            self.conns.remove(&id);
-            self.core.remove_link(id);
-        }
+        let Self {
+            core,
+            conns,
+            orphans,
+            ..
+        } = self;
+        orphans.retain(|&id| {
+            let done = core
+                .link(id)
+                .is_none_or(|link| link.state() == LinkState::Closed);
+            if done {
+                conns.remove(&id);
+                core.remove_link(id);
+            }
+            !done
+        });
     }
 
-    fn notify_all(&self) {
-        for conn in self.conns.values() {
-            conn.notify.notify_waiters();
+    /// Wakes the tasks waiting on these links.
+    fn notify(&self, links: &[LinkId]) {
+        for id in links {
+            if let Some(conn) = self.conns.get(id) {
+                conn.notify.notify_waiters();
+            }
         }
     }
 }
@@ -157,8 +157,8 @@ pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
             }
             () = timer => {
                 let mut state = shared.lock();
-                state.core.handle_timeout(Instant::now());
-                state.notify_all();
+                let fired = state.core.handle_timeout(Instant::now());
+                state.notify(&fired);
             }
             () = shared.wake_driver.notified() => {}
             _ = socket.writable(), if blocked.is_some() => {}

@@ -182,7 +182,11 @@ async fn peer_death(scheme: &str) {
         server.recv().await.unwrap_or_else(|e| panic!("{e}")),
         b"last words"
     );
-    client_rt.shutdown_background();
+    // Wait until the runtime's tasks are gone, so that dropping the handle below cannot
+    // start a graceful close through a driver that is still running.
+    tokio::task::spawn_blocking(move || client_rt.shutdown_timeout(Duration::from_secs(5)))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     drop(client);
     let started = tokio::time::Instant::now();
     match server.recv().await {

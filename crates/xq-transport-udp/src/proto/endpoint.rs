@@ -1,6 +1,6 @@
 //! Demultiplexing datagrams to links, and the server's stateless handshake.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
@@ -42,6 +42,11 @@ pub struct Transmit {
 /// the link's peer address; anything else is dropped without a state change. Servers create
 /// a link only for an `Initial` that echoes a valid cookie, so they hold no state for a
 /// client until it has proven that it receives at its source address.
+///
+/// Every call costs in proportion to the links it touches, not to all the links: a relay
+/// holds thousands of mostly quiet links. Links given an input since they last had nothing to
+/// send wait in a ready queue, which `poll_transmit` serves in turn, and each link's next
+/// deadline sits in one ordered set of timers.
 pub struct Endpoint {
     config: Arc<Config>,
     rng: StdRng,
@@ -51,8 +56,13 @@ pub struct Endpoint {
     routes: HashMap<(SocketAddr, ConnectionId), LinkId>,
     /// Server links by `(client address, client connection id)`, to answer repeated `Initial`s.
     initials: HashMap<(SocketAddr, ConnectionId), LinkId>,
-    /// Links in the order `poll_transmit` visits them, rotated for fairness.
-    rotation: VecDeque<LinkId>,
+    /// Links that may have something to send: each had an input (a datagram, an API call or a
+    /// timer) since `poll_transmit` last found it had nothing. A link is in it at most once
+    /// ([`Entry::ready`]) and goes to the back after each datagram, for fairness.
+    ready: VecDeque<LinkId>,
+    /// Each link's deadline ([`Entry::armed`]), earliest first. A ready link's own deadline
+    /// may have moved since: it is armed again once it has nothing left to send.
+    timers: BTreeSet<(Instant, LinkId)>,
     incoming: VecDeque<LinkId>,
     replies: VecDeque<Transmit>,
     next_id: u64,
@@ -63,6 +73,10 @@ struct Entry {
     remote: SocketAddr,
     /// The client's connection id, for server links.
     initial: Option<ConnectionId>,
+    /// Whether the link is in [`Endpoint::ready`].
+    ready: bool,
+    /// The deadline the link has in [`Endpoint::timers`].
+    armed: Option<Instant>,
 }
 
 impl Endpoint {
@@ -80,7 +94,8 @@ impl Endpoint {
             links: HashMap::new(),
             routes: HashMap::new(),
             initials: HashMap::new(),
-            rotation: VecDeque::new(),
+            ready: VecDeque::new(),
+            timers: BTreeSet::new(),
             incoming: VecDeque::new(),
             replies: VecDeque::new(),
             next_id: 0,
@@ -97,11 +112,7 @@ impl Endpoint {
     pub fn connect(&mut self, now: Instant, remote: SocketAddr) -> LinkId {
         let cid = self.fresh_cid(remote);
         let link = Link::client(Arc::clone(&self.config), cid, now);
-        self.insert(Entry {
-            link,
-            remote,
-            initial: None,
-        })
+        self.insert(link, remote, None)
     }
 
     /// Processes a datagram received from `from`.
@@ -133,16 +144,36 @@ impl Endpoint {
                     .ok_or(Dropped::UnknownConnection)?;
                 let entry = self.links.get_mut(&id).ok_or(Dropped::UnknownConnection)?;
                 entry.link.handle_packet(now, packet, datagram.len())?;
+                self.mark_ready(id);
                 Ok(Some(id))
             }
         }
     }
 
-    /// Fires the timers of every link that are due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        for entry in self.links.values_mut() {
-            entry.link.handle_timeout(now);
+    /// Fires the timers of every link that are due at `now`, and returns those links: only
+    /// their state (a timeout, the end of draining) can have changed.
+    pub fn handle_timeout(&mut self, now: Instant) -> Vec<LinkId> {
+        // A ready link's deadline may have moved since it was armed.
+        for index in 0..self.ready.len() {
+            if let Some(&id) = self.ready.get(index) {
+                self.arm(id);
+            }
         }
+        let mut fired = Vec::new();
+        while let Some(&(deadline, id)) = self.timers.first()
+            && deadline <= now
+        {
+            self.timers.pop_first();
+            if let Some(entry) = self.links.get_mut(&id) {
+                entry.armed = None;
+                entry.link.handle_timeout(now);
+                fired.push(id);
+            }
+            // Armed again once it has sent what the timer asked for: a deadline that stays
+            // due until then (an ack's) must not fire twice.
+            self.mark_ready(id);
+        }
+        fired
     }
 
     /// The next datagram to send, stateless replies first, then links in turn.
@@ -150,27 +181,32 @@ impl Endpoint {
         if let Some(reply) = self.replies.pop_front() {
             return Some(reply);
         }
-        for _ in 0..self.rotation.len() {
-            let id = *self.rotation.front()?;
-            self.rotation.rotate_left(1);
-            if let Some(entry) = self.links.get_mut(&id)
-                && let Some(contents) = entry.link.poll_transmit(now)
-            {
+        while let Some(id) = self.ready.pop_front() {
+            let Some(entry) = self.links.get_mut(&id) else {
+                continue;
+            };
+            if let Some(contents) = entry.link.poll_transmit(now) {
+                self.ready.push_back(id);
                 return Some(Transmit {
                     destination: entry.remote,
                     contents,
                 });
             }
+            entry.ready = false;
+            self.arm(id);
         }
         None
     }
 
     /// The earliest time any link needs [`handle_timeout`](Self::handle_timeout).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.links
-            .values()
-            .filter_map(|entry| entry.link.poll_timeout())
-            .min()
+        let armed = self.timers.first().map(|&(deadline, _)| deadline);
+        // Ready links are few: those `poll_transmit` has not finished with yet.
+        let ready = self
+            .ready
+            .iter()
+            .filter_map(|id| self.links.get(id)?.link.poll_timeout());
+        armed.into_iter().chain(ready).min()
     }
 
     /// The next link created by a client's completed handshake.
@@ -183,8 +219,10 @@ impl Endpoint {
         self.links.get(&id).map(|entry| &entry.link)
     }
 
-    /// A link, to send, receive or close.
+    /// A link, to send, receive or close. The link may have something to send afterwards, so
+    /// call [`poll_transmit`](Self::poll_transmit) until `None` again.
     pub fn link_mut(&mut self, id: LinkId) -> Option<&mut Link> {
+        self.mark_ready(id);
         self.links.get_mut(&id).map(|entry| &mut entry.link)
     }
 
@@ -211,7 +249,12 @@ impl Endpoint {
         if let Some(initial) = entry.initial {
             self.initials.remove(&(entry.remote, initial));
         }
-        self.rotation.retain(|&other| other != id);
+        if let Some(deadline) = entry.armed {
+            self.timers.remove(&(deadline, id));
+        }
+        if entry.ready {
+            self.ready.retain(|&other| other != id);
+        }
         self.incoming.retain(|&other| other != id);
         Some(entry.link)
     }
@@ -247,6 +290,7 @@ impl Endpoint {
             entry
                 .link
                 .handle_packet(now, Packet::Initial { src_cid, token }, len)?;
+            self.mark_ready(id);
             return Ok(Some(id));
         }
         if self.incoming.len() >= self.config.accept_backlog {
@@ -254,24 +298,55 @@ impl Endpoint {
         }
         let cid = self.fresh_cid(from);
         let link = Link::server(Arc::clone(&self.config), cid, src_cid, now);
-        let id = self.insert(Entry {
-            link,
-            remote: from,
-            initial: Some(src_cid),
-        });
+        let id = self.insert(link, from, Some(src_cid));
         self.initials.insert((from, src_cid), id);
         self.incoming.push_back(id);
         Ok(Some(id))
     }
 
-    fn insert(&mut self, entry: Entry) -> LinkId {
+    fn insert(&mut self, link: Link, remote: SocketAddr, initial: Option<ConnectionId>) -> LinkId {
         let id = LinkId(self.next_id);
         self.next_id += 1;
-        self.routes
-            .insert((entry.remote, entry.link.local_cid()), id);
-        self.rotation.push_back(id);
+        self.routes.insert((remote, link.local_cid()), id);
+        let entry = Entry {
+            link,
+            remote,
+            initial,
+            ready: false,
+            armed: None,
+        };
         self.links.insert(id, entry);
+        // Its first datagram (`Initial` or `Accept`) is due at once.
+        self.mark_ready(id);
         id
+    }
+
+    /// Queues a link that had an input, so that `poll_transmit` asks it for datagrams.
+    fn mark_ready(&mut self, id: LinkId) {
+        if let Some(entry) = self.links.get_mut(&id)
+            && !entry.ready
+        {
+            entry.ready = true;
+            self.ready.push_back(id);
+        }
+    }
+
+    /// Moves a link's entry in the timers to its current deadline.
+    fn arm(&mut self, id: LinkId) {
+        let Some(entry) = self.links.get_mut(&id) else {
+            return;
+        };
+        let deadline = entry.link.poll_timeout();
+        if deadline == entry.armed {
+            return;
+        }
+        if let Some(old) = entry.armed {
+            self.timers.remove(&(old, id));
+        }
+        if let Some(new) = deadline {
+            self.timers.insert((new, id));
+        }
+        entry.armed = deadline;
     }
 
     /// A random connection id not yet used towards `remote`.
