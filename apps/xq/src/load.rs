@@ -1,0 +1,964 @@
+//! `xq load`: a load generator that plays many matches against a relay at once and measures
+//! throughput, latency and the relay's CPU and memory.
+//!
+//! Each match is one task holding both of its clients, so a move's latency is measured on one
+//! clock, from the mover's send to the opponent receiving the event, and the task knows at
+//! once whose turn it is. The clients speak the protocol directly over `xq-transport` (no
+//! `xq-client`: its mirror, reconnection and event channel would cost the load generator more
+//! CPU than the relay it measures), and one local [`Match`] per table follows the game, so the
+//! tool knows, as the relay does, when a game is over and a rematch is due.
+
+use std::future::Future;
+use std::net::{Ipv4Addr, SocketAddr, UdpSocket as StdUdpSocket};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use clap::Args;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use socket2::{Domain, Protocol, Socket, Type};
+use tokio::net::UdpSocket;
+use tokio::sync::{Semaphore, mpsc, watch};
+use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMsg, codec};
+use xq_rules::{Color, Move};
+use xq_session::{Command, Event, Match, MatchConfig, Timestamp};
+use xq_transport::{Address, Connection, Options};
+use xq_transport_udp::{Config as UdpConfig, Endpoint};
+
+/// How long one message may take before the match counts as failed: far above any latency
+/// the tool reports, so only a lost or stuck connection reaches it.
+const STALL: Duration = Duration::from_secs(5);
+/// How long the matches get to finish their last move and close, once the time is up.
+const WIND_DOWN: Duration = Duration::from_secs(5);
+/// Error messages printed to standard error; the rest are only counted.
+const ERRORS_SHOWN: usize = 5;
+/// `/proc/<pid>/stat` counts CPU time in USER_HZ ticks, which Linux fixes at 100 per second
+/// for user space on every architecture it supports.
+const TICKS_PER_SECOND: f64 = 100.0;
+/// A large send and receive buffer for the baseline forwarder's socket, so that a burst from
+/// every match at once is queued rather than dropped (the kernel caps it at `rmem_max`).
+const FORWARDER_BUFFER: usize = 4 * 1024 * 1024;
+
+/// The arguments of `xq load`.
+#[derive(Args)]
+pub(crate) struct LoadArgs {
+    /// The relay: `udp://HOST:PORT` or `quic://HOST:PORT?fp=HEX` (as `xq-relay` prints it).
+    /// `mem://` names a listener inside one process, so it cannot reach a relay from here.
+    #[arg(required_unless_present = "baseline")]
+    url: Option<String>,
+    /// Concurrent matches (two clients each).
+    #[arg(long, default_value_t = 100)]
+    matches: usize,
+    /// How long to measure, in seconds (with `--idle`: how long the idle matches settle
+    /// before the relay's memory is read).
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Seconds of play before measuring starts, so that caches, buffers and allocators have
+    /// settled.
+    #[arg(long, default_value_t = 1.0)]
+    warmup: f64,
+    /// Seeds the random legal moves; match `i` plays with seed `SEED + i`.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Moves per second to offer in total, spread evenly over the matches (default: every
+    /// match moves as soon as its turn passes, which saturates the machine).
+    #[arg(long, value_name = "MOVES_PER_SECOND")]
+    rate: Option<f64>,
+    /// The relay's process id: its CPU use and memory are read from `/proc/PID/stat` and
+    /// `/proc/PID/status` (Linux) and reported per match.
+    #[arg(long, value_name = "PID", conflicts_with = "baseline")]
+    relay_pid: Option<u32>,
+    /// Seats the matches and plays no move: measures the relay's memory per idle match
+    /// (start the relay afresh for this, since freed memory is not given back).
+    #[arg(long, requires = "relay_pid", conflicts_with_all = ["rate", "baseline"])]
+    idle: bool,
+    /// Measures the machine instead of the relay: a trivial forwarder on its own thread relays
+    /// raw UDP datagrams of the same sizes as the protocol's move and event frames, with the
+    /// same pattern (one move in, the event out to both players). Figures of a relay are best
+    /// read as ratios to this one.
+    #[arg(long, conflicts_with = "url")]
+    baseline: bool,
+    /// Matches being set up at once (each makes two handshakes).
+    #[arg(long, default_value_t = 32)]
+    connect_concurrency: usize,
+    /// UDP clients that share one socket and its driver. A real client has a socket of its
+    /// own (1); sharing batches the load generator's datagrams, so that it takes less of the
+    /// CPU it shares with the relay.
+    #[arg(long, default_value_t = 64)]
+    clients_per_socket: usize,
+    /// Worker threads of the load generator (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Runs the benchmark and prints its `key: value` lines.
+pub(crate) fn load(args: LoadArgs) -> Result<()> {
+    ensure!(args.matches > 0, "--matches must be at least 1");
+    ensure!(
+        args.seconds > 0.0 && args.warmup >= 0.0,
+        "--seconds must be positive and --warmup not negative"
+    );
+    ensure!(
+        args.rate.is_none_or(|rate| rate > 0.0),
+        "--rate must be positive"
+    );
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(threads) = args.threads {
+        runtime.worker_threads(threads.max(1));
+    }
+    runtime
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(run(args))
+}
+
+async fn run(args: LoadArgs) -> Result<()> {
+    let relay = args
+        .relay_pid
+        .map(|pid| PathBuf::from(format!("/proc/{pid}")));
+    if args.baseline {
+        let sizes = FrameSizes::measure()?;
+        let forwarder = Forwarder::start(args.matches, sizes.event)?;
+        let addr = forwarder.addr;
+        let setup = move |index| RawTable::seat(addr, index, sizes.command);
+        let report = drive(&args, Some(forwarder.thread.clone()), setup).await;
+        forwarder.stop();
+        return report.print("baseline", "raw-udp", &args);
+    }
+    let url = args.url.clone().unwrap_or_default();
+    let (transport, dialers) = match url.parse::<Address>()? {
+        Address::Udp { host, port } => ("udp", Dialer::udp(&host, port, &args).await?),
+        Address::Quic { .. } => ("quic", vec![Dialer::Transport(Arc::from(url.as_str()))]),
+        Address::Mem { .. } => bail!(
+            "mem:// reaches only listeners inside the same process: give the relay's udp:// or \
+             quic:// URL"
+        ),
+        _ => bail!("unsupported transport in {url}"),
+    };
+    let seed = args.seed;
+    let setup = move |index: usize| {
+        // Clients 2i and 2i + 1 play match i; neighbours share a socket.
+        let dialer = |client: usize| dialers[client * dialers.len() / (2 * args.matches)].clone();
+        let seed = seed.wrapping_add(index as u64);
+        RelayTable::seat([dialer(2 * index), dialer(2 * index + 1)], seed)
+    };
+    let report = drive(&args, relay, setup).await;
+    let mode = if args.idle { "idle" } else { "play" };
+    report.print(mode, transport, &args)
+}
+
+/// The two clients of one match, ready to play.
+trait Table: Send + 'static {
+    /// Plays the next move and waits until both clients have its event; if that ended the
+    /// game, starts the next one.
+    fn step(&mut self) -> impl Future<Output = Result<Ply>> + Send;
+
+    /// Closes both clients.
+    fn close(self) -> impl Future<Output = ()> + Send;
+}
+
+/// What one [`Table::step`] measured.
+struct Ply {
+    /// From sending the move to the opponent receiving its event.
+    latency: Duration,
+    /// Whether the move ended a game (and a new one has begun).
+    game_over: bool,
+}
+
+/// Where the benchmark stands; every match task reads it after each move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The matches are being set up.
+    Setup,
+    /// Playing, not measured yet.
+    Warmup,
+    /// Playing and measured.
+    Measure,
+    /// Time is up: finish the move in progress and close.
+    Stop,
+}
+
+/// What a match task hands back.
+#[derive(Default)]
+struct Tally {
+    /// Latencies of the measured moves, in microseconds.
+    latencies: Vec<u32>,
+    games: u64,
+    failed: bool,
+}
+
+/// What the whole run measured.
+struct Report {
+    matches: usize,
+    seated: usize,
+    elapsed: Duration,
+    tallies: Vec<Tally>,
+    errors: usize,
+    load_cpu: Option<f64>,
+    relay_cpu: Option<f64>,
+    relay_rss_before: Option<u64>,
+    relay_rss: Option<u64>,
+}
+
+/// Sets up every match, lets them play through the warm-up and the measured time (or sit
+/// idle), and collects what they measured. `relay` is the `/proc` directory of the process
+/// (or thread) whose CPU and memory are reported.
+async fn drive<T, F, Fut>(args: &LoadArgs, relay: Option<PathBuf>, setup: F) -> Report
+where
+    T: Table,
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = Result<T>> + Send + 'static,
+{
+    let relay_before = relay.as_deref().and_then(|dir| Usage::read(dir).ok());
+    let (phase_tx, phase) = watch::channel(Phase::Setup);
+    let (ready_tx, mut ready) = mpsc::channel(args.matches);
+    let permits = Arc::new(Semaphore::new(args.connect_concurrency.max(1)));
+    let errors = Arc::new(AtomicUsize::new(0));
+    let interval = args
+        .rate
+        .map(|rate| Duration::from_secs_f64(args.matches as f64 / rate));
+    let idle = args.idle;
+    let tasks: Vec<_> = (0..args.matches)
+        .map(|index| {
+            let setup = setup(index);
+            let permits = Arc::clone(&permits);
+            let ready = ready_tx.clone();
+            let phase = phase.clone();
+            let errors = Arc::clone(&errors);
+            // Matches start their schedules spread over one interval, not all at once.
+            let offset = interval.map(|i| i.mul_f64(index as f64 / args.matches as f64));
+            tokio::spawn(async move {
+                let seated = async {
+                    let _permit = permits.acquire().await?;
+                    tokio::time::timeout(STALL * 4, setup)
+                        .await
+                        .context("setting up the match timed out")?
+                };
+                let table = match seated.await {
+                    Ok(table) => table,
+                    Err(err) => {
+                        report_error(&errors, index, &err);
+                        let _ = ready.send(false).await;
+                        return Tally {
+                            failed: true,
+                            ..Tally::default()
+                        };
+                    }
+                };
+                let _ = ready.send(true).await;
+                drop(ready);
+                let schedule = interval.zip(offset);
+                play(table, phase, schedule, idle, index, &errors).await
+            })
+        })
+        .collect();
+    drop(ready_tx);
+    let mut seated = 0;
+    // Each task reports once and then lets go of its sender, so this ends when all have.
+    while let Some(ok) = ready.recv().await {
+        seated += usize::from(ok);
+    }
+    let _ = phase_tx.send(Phase::Warmup);
+    tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
+    let started = Instant::now();
+    let load_start = Usage::read(&PathBuf::from("/proc/self")).ok();
+    let relay_start = relay.as_deref().and_then(|dir| Usage::read(dir).ok());
+    let _ = phase_tx.send(Phase::Measure);
+    tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
+    let _ = phase_tx.send(Phase::Stop);
+    let elapsed = started.elapsed();
+    let load_end = Usage::read(&PathBuf::from("/proc/self")).ok();
+    let relay_end = relay.as_deref().and_then(|dir| Usage::read(dir).ok());
+    let mut tallies = Vec::with_capacity(tasks.len());
+    let deadline = tokio::time::Instant::now() + WIND_DOWN;
+    for (index, task) in tasks.into_iter().enumerate() {
+        let abort = task.abort_handle();
+        match tokio::time::timeout_at(deadline, task).await {
+            Ok(Ok(tally)) => tallies.push(tally),
+            Ok(Err(err)) => report_error(&errors, index, &anyhow::Error::new(err)),
+            Err(_) => {
+                abort.abort();
+                report_error(&errors, index, &anyhow::anyhow!("did not stop in time"));
+            }
+        }
+    }
+    let cpu = |start: Option<Usage>, end: Option<Usage>| {
+        let ticks = end?.cpu_ticks.checked_sub(start?.cpu_ticks)?;
+        Some(ticks as f64 / TICKS_PER_SECOND / elapsed.as_secs_f64() * 100.0)
+    };
+    Report {
+        matches: args.matches,
+        seated,
+        elapsed,
+        tallies,
+        errors: errors.load(Ordering::Relaxed),
+        load_cpu: cpu(load_start, load_end),
+        relay_cpu: cpu(relay_start, relay_end),
+        relay_rss_before: relay_before.map(|usage| usage.rss_bytes),
+        relay_rss: relay_end.map(|usage| usage.rss_bytes),
+    }
+}
+
+/// One match's life after setup: moves until the time is up (on a schedule if `schedule`
+/// gives its interval and first offset), or idles, then closes.
+async fn play<T: Table>(
+    mut table: T,
+    mut phase: watch::Receiver<Phase>,
+    schedule: Option<(Duration, Duration)>,
+    idle: bool,
+    index: usize,
+    errors: &AtomicUsize,
+) -> Tally {
+    let mut tally = Tally::default();
+    if phase.wait_for(|&p| p != Phase::Setup).await.is_err() {
+        return tally;
+    }
+    if idle {
+        let _ = phase.wait_for(|&p| p == Phase::Stop).await;
+        table.close().await;
+        return tally;
+    }
+    let mut next = schedule.map(|(_, offset)| tokio::time::Instant::now() + offset);
+    loop {
+        if let (Some(at), Some((interval, _))) = (next.as_mut(), schedule) {
+            tokio::time::sleep_until(*at).await;
+            // A match that fell behind its schedule starts afresh rather than bursting.
+            *at = (*at + interval).max(tokio::time::Instant::now());
+        }
+        let current = *phase.borrow();
+        if current == Phase::Stop {
+            break;
+        }
+        match table.step().await {
+            Ok(ply) if current == Phase::Measure && *phase.borrow() == Phase::Measure => {
+                let micros = ply.latency.as_micros();
+                tally
+                    .latencies
+                    .push(u32::try_from(micros).unwrap_or(u32::MAX));
+                tally.games += u64::from(ply.game_over);
+            }
+            Ok(_) => {}
+            Err(err) => {
+                report_error(errors, index, &err);
+                tally.failed = true;
+                break;
+            }
+        }
+    }
+    table.close().await;
+    tally
+}
+
+fn report_error(errors: &AtomicUsize, index: usize, err: &anyhow::Error) {
+    if errors.fetch_add(1, Ordering::Relaxed) < ERRORS_SHOWN {
+        eprintln!("match {index}: {err:#}");
+    }
+}
+
+impl Report {
+    fn print(&self, mode: &str, transport: &str, args: &LoadArgs) -> Result<()> {
+        let mut latencies: Vec<u32> = self
+            .tallies
+            .iter()
+            .flat_map(|tally| tally.latencies.iter().copied())
+            .collect();
+        latencies.sort_unstable();
+        let moves = latencies.len();
+        let games: u64 = self.tallies.iter().map(|tally| tally.games).sum();
+        let seconds = self.elapsed.as_secs_f64();
+        let percentile = |p: f64| {
+            let rank = (p * moves as f64).ceil() as usize;
+            latencies
+                .get(rank.clamp(1, moves.max(1)) - 1)
+                .copied()
+                .unwrap_or(0)
+        };
+        println!("mode: {mode}");
+        println!("transport: {transport}");
+        println!("matches: {}", self.matches);
+        println!("seated: {}", self.seated);
+        if !args.idle {
+            if let Some(rate) = args.rate {
+                println!("offered_moves/s: {rate:.0}");
+            }
+            println!("seconds: {seconds:.2}");
+            println!("moves: {moves}");
+            println!("games: {games}");
+            println!("moves/s: {:.0}", moves as f64 / seconds);
+            println!("latency_p50_us: {}", percentile(0.50));
+            println!("latency_p99_us: {}", percentile(0.99));
+            println!("latency_max_us: {}", latencies.last().copied().unwrap_or(0));
+        }
+        println!("errors: {}", self.errors);
+        // CPU time per move holds still when other work on the machine takes cores away,
+        // where moves per second do not.
+        let per_move = |percent: f64| percent / 100.0 * seconds * 1e6 / moves.max(1) as f64;
+        if let Some(cpu) = self.load_cpu {
+            println!("load_cpu_percent: {cpu:.0}");
+            if !args.idle {
+                println!("load_cpu_us_per_move: {:.1}", per_move(cpu));
+            }
+        }
+        if let Some(cpu) = self.relay_cpu.filter(|_| !args.idle) {
+            println!("relay_cpu_percent: {cpu:.0}");
+            println!("relay_cpu_us_per_move: {:.1}", per_move(cpu));
+        }
+        // In the baseline the forwarder is a thread of this process: its memory is not its own.
+        let rss = |value: Option<u64>| value.filter(|_| !args.baseline);
+        if let Some(before) = rss(self.relay_rss_before) {
+            println!("relay_rss_before_bytes: {before}");
+        }
+        if let Some(after) = rss(self.relay_rss) {
+            println!("relay_rss_bytes: {after}");
+        }
+        if let (Some(before), Some(after)) = (rss(self.relay_rss_before), rss(self.relay_rss)) {
+            let per_match = after.saturating_sub(before) / self.matches as u64;
+            println!("relay_rss_per_match_bytes: {per_match}");
+        }
+        ensure!(self.seated > 0, "no match could be set up");
+        Ok(())
+    }
+}
+
+/// CPU time and memory of a process or thread, from its `/proc` directory.
+#[derive(Clone, Copy)]
+struct Usage {
+    /// User and system time, in USER_HZ ticks.
+    cpu_ticks: u64,
+    /// Resident memory (the process's, also when read for one of its threads).
+    rss_bytes: u64,
+}
+
+impl Usage {
+    fn read(dir: &std::path::Path) -> Result<Self> {
+        let stat = std::fs::read_to_string(dir.join("stat"))?;
+        // The command name (field 2) is in parentheses and may contain spaces: count fields
+        // after its closing parenthesis, where field 3 (the state) comes first.
+        let (_, fields) = stat
+            .rsplit_once(')')
+            .context("unexpected /proc stat format")?;
+        let mut fields = fields.split_whitespace().skip(11);
+        let mut tick =
+            || -> Result<u64> { Ok(fields.next().context("short /proc stat")?.parse()?) };
+        let cpu_ticks = tick()? + tick()?;
+        let status = std::fs::read_to_string(dir.join("status"))?;
+        let kib: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.split_whitespace().next())
+            .context("no VmRSS in /proc status")?
+            .parse()?;
+        Ok(Self {
+            cpu_ticks,
+            rss_bytes: kib * 1024,
+        })
+    }
+}
+
+/// A match on the relay: two protocol clients and the game as the relay plays it.
+struct RelayTable {
+    /// The client that created the room, then the one that joined it.
+    clients: [Client; 2],
+    /// The current game, fed the same moves as the relay's, so that the table knows whose
+    /// turn it is and when the game is over.
+    game: Match,
+    rng: StdRng,
+}
+
+impl RelayTable {
+    /// Connects two clients, has the first create a room and the second join it.
+    async fn seat(dialers: [Dialer; 2], seed: u64) -> Result<Self> {
+        let [first, second] = dialers;
+        let mut first = Client::connect(first).await?;
+        let create = ClientMsg::CreateRoom(RoomOptions {
+            seat: SeatChoice::Red,
+            ..RoomOptions::default()
+        });
+        let (code, _) = first.enter(&create).await?;
+        let mut second = Client::connect(second).await?;
+        let (_, snapshot) = second.enter(&ClientMsg::JoinRoom { code }).await?;
+        // The creator is sent the room again once the match begins.
+        first.until_snapshot().await?;
+        Ok(Self {
+            clients: [first, second],
+            game: start(snapshot.config),
+            rng: StdRng::seed_from_u64(seed),
+        })
+    }
+
+    /// The client playing `color`, and the other one.
+    fn seats(&mut self, color: Color) -> (&mut Client, &mut Client) {
+        let [first, second] = &mut self.clients;
+        if first.color == color {
+            (first, second)
+        } else {
+            (second, first)
+        }
+    }
+
+    /// Ends a finished game on both clients and starts a rematch.
+    async fn rematch(&mut self) -> Result<()> {
+        for client in &mut self.clients {
+            client.until_game_over().await?;
+        }
+        for client in &mut self.clients {
+            client.send(&ClientMsg::Rematch).await?;
+        }
+        let mut config = None;
+        for client in &mut self.clients {
+            config = Some(client.until_snapshot().await?.config);
+        }
+        self.game = start(config.context("a table has two clients")?);
+        Ok(())
+    }
+}
+
+impl Table for RelayTable {
+    async fn step(&mut self) -> Result<Ply> {
+        let color = self.game.turn();
+        let mv = *self
+            .game
+            .position()
+            .legal_moves()
+            .choose(&mut self.rng)
+            .context("no legal move in a game the relay says goes on")?;
+        let (mover, opponent) = self.seats(color);
+        let play = Command::Play { by: color, mv };
+        let sent = Instant::now();
+        mover.send(&ClientMsg::Command(play)).await?;
+        opponent.until_move(mv).await?;
+        let latency = sent.elapsed();
+        mover.until_move(mv).await?;
+        self.game
+            .handle(Timestamp::from_millis(0), play)
+            .context("the relay accepted a move the rules refuse")?;
+        while self.game.poll_event().is_some() {}
+        let game_over = !self.game.status().is_ongoing();
+        if game_over {
+            self.rematch().await?;
+        }
+        Ok(Ply { latency, game_over })
+    }
+
+    async fn close(self) {
+        let [first, second] = self.clients;
+        let both = async { tokio::join!(first.conn.close(), second.conn.close()) };
+        let _ = tokio::time::timeout(WIND_DOWN, both).await;
+    }
+}
+
+/// A new game under `config`; the table's clock is irrelevant to untimed rooms.
+fn start(config: MatchConfig) -> Match {
+    Match::new(config, Timestamp::from_millis(0))
+}
+
+/// How a client reaches the relay.
+#[derive(Clone)]
+enum Dialer {
+    /// Through `xq-transport`, a connection (and socket) of its own.
+    Transport(Arc<str>),
+    /// Over xq's UDP, on a socket that other clients share.
+    Udp {
+        endpoint: Arc<Endpoint>,
+        relay: SocketAddr,
+    },
+}
+
+impl Dialer {
+    /// The sockets for the UDP clients, `--clients-per-socket` to each.
+    async fn udp(host: &str, port: u16, args: &LoadArgs) -> Result<Vec<Self>> {
+        let relay = tokio::net::lookup_host((host, port))
+            .await?
+            .next()
+            .with_context(|| format!("{host} has no address"))?;
+        let local: SocketAddr = if relay.is_ipv4() {
+            (Ipv4Addr::UNSPECIFIED, 0).into()
+        } else {
+            (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+        };
+        let sockets = (2 * args.matches).div_ceil(args.clients_per_socket.max(1));
+        let mut dialers = Vec::with_capacity(sockets);
+        for _ in 0..sockets {
+            let endpoint = Endpoint::bind(local, UdpConfig::default()).await?;
+            dialers.push(Self::Udp {
+                endpoint: Arc::new(endpoint),
+                relay,
+            });
+        }
+        Ok(dialers)
+    }
+}
+
+/// A client's connection, by either dialer.
+enum Link {
+    Transport(Arc<dyn Connection>),
+    Udp(xq_transport_udp::Connection),
+}
+
+impl Link {
+    async fn send(&self, frame: Vec<u8>) -> Result<()> {
+        match self {
+            Self::Transport(conn) => conn.send(frame).await?,
+            Self::Udp(conn) => conn.send(frame).await?,
+        }
+        Ok(())
+    }
+
+    async fn recv(&self) -> Result<Vec<u8>> {
+        Ok(match self {
+            Self::Transport(conn) => conn.recv().await?,
+            Self::Udp(conn) => conn.recv().await?,
+        })
+    }
+
+    async fn close(&self) {
+        match self {
+            Self::Transport(conn) => conn.close().await,
+            Self::Udp(conn) => conn.close().await,
+        }
+    }
+}
+
+/// One protocol client: a connection and the colour the relay seated it with.
+struct Client {
+    conn: Link,
+    color: Color,
+}
+
+impl Client {
+    /// Connects and says hello.
+    async fn connect(dialer: Dialer) -> Result<Self> {
+        let conn = match dialer {
+            Dialer::Transport(url) => {
+                let conn = xq_transport::connect(&url, &Options::default())
+                    .await
+                    .with_context(|| format!("connecting to {url}"))?;
+                Link::Transport(conn)
+            }
+            Dialer::Udp { endpoint, relay } => {
+                let conn = endpoint
+                    .connect(relay)
+                    .await
+                    .with_context(|| format!("connecting to udp://{relay}"))?;
+                Link::Udp(conn)
+            }
+        };
+        let client = Self {
+            conn,
+            color: Color::Red,
+        };
+        let hello = ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: concat!("xq-load/", env!("CARGO_PKG_VERSION")).to_string(),
+            resume: None,
+        };
+        client.send(&hello).await?;
+        match client.recv().await? {
+            ServerMsg::Welcome { .. } => Ok(client),
+            other => bail!("expected a welcome, got {other:?}"),
+        }
+    }
+
+    /// Sends a request that seats the client, and returns the room's code and snapshot.
+    async fn enter(
+        &mut self,
+        request: &ClientMsg,
+    ) -> Result<(xq_protocol::RoomCode, xq_protocol::Snapshot)> {
+        self.send(request).await?;
+        let code = match self.recv().await? {
+            ServerMsg::Joined {
+                code,
+                seat: Some(color),
+                ..
+            } => {
+                self.color = color;
+                code
+            }
+            other => bail!("expected a seat, got {other:?}"),
+        };
+        Ok((code, self.until_snapshot().await?))
+    }
+
+    /// Reads until the room's snapshot, taking the seat's colour from a `Joined` on the way
+    /// (a rematch swaps the colours).
+    async fn until_snapshot(&mut self) -> Result<xq_protocol::Snapshot> {
+        loop {
+            match self.recv().await? {
+                ServerMsg::Snapshot(snapshot) => return Ok(*snapshot),
+                ServerMsg::Joined {
+                    seat: Some(color), ..
+                } => self.color = color,
+                ServerMsg::RematchRequested { .. } => {}
+                other => bail!("expected the room's snapshot, got {other:?}"),
+            }
+        }
+    }
+
+    /// Reads the event of the move just sent.
+    async fn until_move(&mut self, expected: Move) -> Result<()> {
+        match self.recv().await? {
+            ServerMsg::Event {
+                event: Event::MovePlayed { mv, .. },
+                ..
+            } if mv == expected => Ok(()),
+            other => bail!("expected the event of {expected}, got {other:?}"),
+        }
+    }
+
+    /// Reads events until the game-over one.
+    async fn until_game_over(&mut self) -> Result<()> {
+        loop {
+            match self.recv().await? {
+                ServerMsg::Event {
+                    event: Event::GameOver(_),
+                    ..
+                } => return Ok(()),
+                ServerMsg::Event { .. } => {}
+                other => bail!("expected the end of the game, got {other:?}"),
+            }
+        }
+    }
+
+    async fn send(&self, msg: &ClientMsg) -> Result<()> {
+        let frame = codec::to_frame(msg)?;
+        self.conn.send(frame).await.context("sending")
+    }
+
+    /// The next message; a refusal or a disconnect is an error.
+    async fn recv(&self) -> Result<ServerMsg> {
+        let frame = tokio::time::timeout(STALL, self.conn.recv())
+            .await
+            .context("the relay went silent")?
+            .context("receiving")?;
+        match codec::decode(&frame)? {
+            ServerMsg::Error { code, message } => bail!("refused ({code:?}): {message}"),
+            ServerMsg::Disconnect { reason, message } => {
+                bail!("disconnected ({reason:?}): {message}")
+            }
+            msg => Ok(msg),
+        }
+    }
+}
+
+/// The sizes of the frames a move costs: the mover's command and the event the relay sends
+/// each player.
+#[derive(Clone, Copy)]
+struct FrameSizes {
+    command: usize,
+    event: usize,
+}
+
+impl FrameSizes {
+    /// Encodes the first move of a game as the protocol does.
+    fn measure() -> Result<Self> {
+        let mut game = start(MatchConfig::default());
+        let mv = *game
+            .position()
+            .legal_moves()
+            .first()
+            .context("the start position has moves")?;
+        let play = Command::Play { by: Color::Red, mv };
+        let command = codec::to_frame(&ClientMsg::Command(play))?.len();
+        game.handle(Timestamp::from_millis(0), play)?;
+        let event = game.poll_event().context("a move makes an event")?;
+        let event = codec::to_frame(&ServerMsg::Event { seq: 0, event })?.len();
+        Ok(Self {
+            // The baseline's header (kind, match, seat) must fit.
+            command: command.max(RAW_HEADER),
+            event: event.max(RAW_HEADER),
+        })
+    }
+}
+
+/// The baseline datagram header: a kind byte, the match (u32, little-endian) and the seat.
+const RAW_HEADER: usize = 6;
+/// A client announcing its address; the forwarder echoes it.
+const RAW_HELLO: u8 = 0;
+/// A move: the forwarder sends an event-sized datagram to both players.
+const RAW_MOVE: u8 = 1;
+/// The forwarder's datagram to the players.
+const RAW_EVENT: u8 = 2;
+
+/// The baseline's "relay": one thread with one blocking UDP socket, forwarding each move to
+/// both players of its match, as the relay does with the move's event, and nothing else.
+struct Forwarder {
+    addr: SocketAddr,
+    /// The `/proc` directory of the forwarder's thread, to read its CPU time.
+    thread: PathBuf,
+    stop: Arc<AtomicBool>,
+}
+
+impl Forwarder {
+    fn start(matches: usize, event_len: usize) -> Result<Self> {
+        let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+        socket.set_recv_buffer_size(FORWARDER_BUFFER)?;
+        socket.set_send_buffer_size(FORWARDER_BUFFER)?;
+        socket.bind(&SocketAddr::from((Ipv4Addr::LOCALHOST, 0)).into())?;
+        let socket = StdUdpSocket::from(socket);
+        // Wakes up now and then to notice the stop flag.
+        socket.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let addr = socket.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = Arc::new(Mutex::new(None));
+        let (flag, path) = (Arc::clone(&stop), Arc::clone(&thread));
+        let (started_tx, started) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("xq-load-forwarder".into())
+            .spawn(move || {
+                let own = std::fs::read_link("/proc/thread-self")
+                    .map(|link| PathBuf::from("/proc").join(link))
+                    .ok();
+                *path.lock().unwrap_or_else(PoisonError::into_inner) = own;
+                let _ = started_tx.send(());
+                forward(&socket, matches, event_len, &flag);
+            })?;
+        started
+            .recv()
+            .context("the forwarder thread did not start")?;
+        let thread = thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .unwrap_or_else(|| PathBuf::from("/proc/self"));
+        Ok(Self { addr, thread, stop })
+    }
+
+    fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The forwarder's loop: remembers each player's address from its hello, and sends every
+/// move on to both players of the match as a datagram of `event_len` bytes.
+fn forward(socket: &StdUdpSocket, matches: usize, event_len: usize, stop: &AtomicBool) {
+    let mut players: Vec<[Option<SocketAddr>; 2]> = vec![[None; 2]; matches];
+    let mut buf = vec![0; event_len.max(2048)];
+    while !stop.load(Ordering::Relaxed) {
+        let Ok((len, from)) = socket.recv_from(&mut buf) else {
+            continue;
+        };
+        let Some((kind, table, seat)) = parse_raw(&buf[..len]) else {
+            continue;
+        };
+        let Some(seats) = players.get_mut(table) else {
+            continue;
+        };
+        match kind {
+            RAW_HELLO => {
+                if let Some(slot) = seats.get_mut(seat) {
+                    *slot = Some(from);
+                    let _ = socket.send_to(&buf[..len], from);
+                }
+            }
+            RAW_MOVE => {
+                buf[0] = RAW_EVENT;
+                for to in seats.iter().flatten() {
+                    let _ = socket.send_to(&buf[..event_len], to);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reads a baseline datagram's header.
+fn parse_raw(datagram: &[u8]) -> Option<(u8, usize, usize)> {
+    let header = datagram.get(..RAW_HEADER)?;
+    let table = u32::from_le_bytes([header[1], header[2], header[3], header[4]]);
+    Some((
+        header[0],
+        usize::try_from(table).ok()?,
+        usize::from(header[5]),
+    ))
+}
+
+/// A baseline match: two raw UDP sockets taking turns through the forwarder.
+struct RawTable {
+    players: [UdpSocket; 2],
+    table: u32,
+    /// The size of a move datagram.
+    move_len: usize,
+    /// The seat on move.
+    turn: usize,
+    buf: Vec<u8>,
+}
+
+impl RawTable {
+    /// Binds both players' sockets and announces them to the forwarder.
+    async fn seat(forwarder: SocketAddr, index: usize, move_len: usize) -> Result<Self> {
+        let table = u32::try_from(index)?;
+        let mut players = Vec::with_capacity(2);
+        for seat in 0..2u8 {
+            let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+            socket.connect(forwarder).await?;
+            let hello = raw_header(RAW_HELLO, table, seat);
+            let mut buf = [0; 64];
+            let mut answered = false;
+            for _ in 0..3 {
+                socket.send(&hello).await?;
+                let wait = Duration::from_secs(1);
+                if tokio::time::timeout(wait, socket.recv(&mut buf))
+                    .await
+                    .is_ok()
+                {
+                    answered = true;
+                    break;
+                }
+            }
+            ensure!(answered, "the forwarder did not answer");
+            players.push(socket);
+        }
+        let players: [UdpSocket; 2] = players
+            .try_into()
+            .map_err(|_| anyhow::anyhow!("two sockets were bound"))?;
+        Ok(Self {
+            players,
+            table,
+            move_len,
+            turn: 0,
+            buf: vec![0; 2048],
+        })
+    }
+
+    async fn recv_event(socket: &UdpSocket, buf: &mut [u8]) -> Result<()> {
+        let len = tokio::time::timeout(STALL, socket.recv(buf))
+            .await
+            .context("the forwarder went silent")??;
+        ensure!(
+            buf.first() == Some(&RAW_EVENT) && len >= RAW_HEADER,
+            "unexpected datagram"
+        );
+        Ok(())
+    }
+}
+
+impl Table for RawTable {
+    async fn step(&mut self) -> Result<Ply> {
+        let mut datagram = vec![0; self.move_len];
+        let seat = u8::try_from(self.turn)?;
+        datagram[..RAW_HEADER].copy_from_slice(&raw_header(RAW_MOVE, self.table, seat));
+        let (mover, opponent) = (self.turn, 1 - self.turn);
+        let sent = Instant::now();
+        self.players[mover].send(&datagram).await?;
+        Self::recv_event(&self.players[opponent], &mut self.buf).await?;
+        let latency = sent.elapsed();
+        Self::recv_event(&self.players[mover], &mut self.buf).await?;
+        self.turn = opponent;
+        Ok(Ply {
+            latency,
+            game_over: false,
+        })
+    }
+
+    async fn close(self) {}
+}
+
+fn raw_header(kind: u8, table: u32, seat: u8) -> [u8; RAW_HEADER] {
+    let [a, b, c, d] = table.to_le_bytes();
+    [kind, a, b, c, d, seat]
+}
