@@ -16,7 +16,7 @@ pub(crate) struct XqApp {
     /// The origin of the game's timestamps.
     started: Instant,
     record: RecordPanel,
-    connect: ConnectPanel,
+    pub(crate) connect: ConnectPanel,
     /// Where the board was last drawn.
     pub(crate) board: Option<BoardLayout>,
 }
@@ -52,6 +52,9 @@ impl XqApp {
     /// Draws one frame and handles its input.
     pub(crate) fn show(&mut self, ui: &mut Ui) {
         let now = self.now();
+        if let Some(game) = self.connect.poll() {
+            self.view.start(now, Box::new(game));
+        }
         self.view.tick(now);
         egui::Panel::right("controls")
             .resizable(false)
@@ -69,7 +72,8 @@ impl XqApp {
             self.board = Some(response.layout);
         });
         self.dialog(ui, now);
-        if self.view.clock_running(now) {
+        // A running clock counts down; a connection being made is polled until it is.
+        if self.view.clock_running(now) || self.connect.lobby.is_busy() {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
         }

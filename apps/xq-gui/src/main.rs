@@ -1,8 +1,10 @@
-//! `xq-gui`: the xq desktop client. Play Xiangqi with two players at one screen, save and
-//! replay game records; network play joins when the client library exists.
+//! `xq-gui`: the xq desktop client. Play Xiangqi with two players at one screen or over a
+//! relay (or one hosted in this process), save and replay game records.
 //!
 //! `xq-gui --local [--moves h2e2,h9g7] [--flip] --screenshot out.png` starts a local game,
 //! plays the moves, draws one frame, writes it to a PNG and exits: for scripts and docs.
+//! `xq-gui --connect URL --create|--join CODE|--quick|--spectate CODE` and `xq-gui --host`
+//! start network play as the connect panel's buttons would.
 
 mod app;
 mod board;
@@ -15,12 +17,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, bail};
-use clap::Parser;
+use clap::{ArgGroup, Parser};
 use eframe::egui;
 use xq_gui_model::Click;
 use xq_rules::iccs::Iccs;
 
 use crate::app::XqApp;
+use crate::connect::{ConnectPanel, waker};
 use crate::screenshot::Screenshot;
 
 /// The window's size, fixed at start so scripts know where the board is.
@@ -29,10 +32,40 @@ const WINDOW_SIZE: [f32; 2] = [1100.0, 800.0];
 /// Command-line options.
 #[derive(Parser)]
 #[command(version, about = "The xq Xiangqi client")]
+#[command(group(
+    ArgGroup::new("entry")
+        .args(["create", "join", "quick", "spectate"])
+        .requires("connect")
+))]
 struct Args {
     /// Start a game for two players at this screen.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["connect", "host"])]
     local: bool,
+    /// Play on the relay at this URL (udp://HOST:PORT, quic://HOST:PORT?fp=HEX or mem://NAME),
+    /// entering a room as --create, --join, --quick or --spectate says.
+    #[arg(long, value_name = "URL", requires = "entry", conflicts_with = "host")]
+    connect: Option<String>,
+    /// Create a room on the relay and show its code to share.
+    #[arg(long)]
+    create: bool,
+    /// Join the room with this code.
+    #[arg(long, value_name = "CODE")]
+    join: Option<String>,
+    /// Play the next player who asks the relay for a quick match.
+    #[arg(long)]
+    quick: bool,
+    /// Watch the room with this code.
+    #[arg(long, value_name = "CODE")]
+    spectate: Option<String>,
+    /// Host a game: serve a relay from this process on UDP and QUIC and create a room on it.
+    #[arg(long)]
+    host: bool,
+    /// The hosted relay's UDP port (0: any free port).
+    #[arg(long, value_name = "PORT", default_value_t = 7878)]
+    udp_port: u16,
+    /// The hosted relay's QUIC port (0: any free port).
+    #[arg(long, value_name = "PORT", default_value_t = 7879)]
+    quic_port: u16,
     /// Moves to play first, in ICCS, separated by commas (h2e2,h9g7).
     #[arg(long, value_delimiter = ',', requires = "local")]
     moves: Vec<String>,
@@ -49,7 +82,7 @@ struct Args {
 }
 
 fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
+    let mut args = Args::parse();
     let mut app = XqApp::new(args.local);
     if args.flip {
         app.view.flip();
@@ -61,6 +94,7 @@ fn main() -> anyhow::Result<()> {
     let outcome = Arc::new(Mutex::new(None));
     let screenshot = args
         .screenshot
+        .take()
         .map(|path| Screenshot::new(path, Arc::clone(&outcome)));
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -75,6 +109,7 @@ fn main() -> anyhow::Result<()> {
         options,
         Box::new(move |cc| {
             fonts::install(&cc.egui_ctx);
+            go_online(&mut app.connect, &cc.egui_ctx, &args);
             Ok(Box::new(Window { app, screenshot }))
         }),
     )
@@ -84,6 +119,31 @@ fn main() -> anyhow::Result<()> {
     match outcome {
         Some(result) => result,
         None => Ok(()),
+    }
+}
+
+/// Starts the network play the command line asks for, as the panel's buttons would.
+fn go_online(panel: &mut ConnectPanel, ctx: &egui::Context, args: &Args) {
+    if args.host {
+        panel.host.udp_port = args.udp_port;
+        panel.host.quic_port = args.quic_port;
+        panel.lobby.host(panel.host.clone(), waker(ctx));
+    }
+    let Some(url) = &args.connect else {
+        return;
+    };
+    panel.relay.clone_from(url);
+    let wake = waker(ctx);
+    if args.create {
+        panel.lobby.create(url, wake);
+    } else if args.quick {
+        panel.lobby.quick_match(url, wake);
+    } else if let Some(code) = &args.join {
+        panel.code.clone_from(code);
+        panel.lobby.join(url, code, wake);
+    } else if let Some(code) = &args.spectate {
+        panel.code.clone_from(code);
+        panel.lobby.spectate(url, code, wake);
     }
 }
 

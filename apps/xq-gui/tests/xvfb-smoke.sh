@@ -2,7 +2,8 @@
 # Smoke test of xq-gui in a real X server: starts it under Xvfb in local mode, moves Red's
 # cannon h2-e2 with synthetic mouse clicks, screenshots the screen and checks pixels: the
 # board's wood is drawn, a red piece stands on e2 and none on h2 any more. Then checks that
-# `--screenshot` writes a PNG of the window by itself.
+# `--screenshot` writes a PNG of the window by itself, and that `--host` serves a relay from
+# the window's process and keeps drawing the board while it waits for an opponent.
 #
 # Runs on a fresh Debian machine as root: installs the X packages it lacks with apt-get.
 # Screenshots are left in target/xvfb-smoke/ for a look. Exits non-zero with a message on any
@@ -150,5 +151,19 @@ timeout 60 "$gui" --local --moves h2e2,h9g7 --screenshot "$out/self.png" >>"$out
     fail "xq-gui --screenshot failed (see $out/gui.log)"
 size=$("${im[@]}" "$out/self.png" -format '%wx%h' info:) || fail "--screenshot wrote no PNG"
 [ "$size" = "1100x800" ] || fail "--screenshot wrote a ${size} image, not the 1100x800 window"
+
+step "starting xq-gui --host on free ports"
+"$gui" --host --udp-port 0 --quic-port 0 --position 0,0 >"$out/host.log" 2>&1 &
+host_pid=$!
+pids+=("$host_pid")
+timeout 30 xdotool search --sync --onlyvisible --name '^xq$' >/dev/null ||
+    fail "no hosting window within 30 s (see $out/host.log)"
+sleep 3 # the relay starts and the room is created
+import -window root "$out/host.png"
+wood=$(pixel "$out/host.png" $((left + spacing * 13 / 10)) $((top + spacing * 23 / 10)))
+is_wood "$wood" || fail "no board while hosting: #$wood (see $out/host.png)"
+kill -0 "$host_pid" 2>/dev/null || fail "xq-gui --host exited (see $out/host.log)"
+! grep -qi "panicked" "$out/host.log" || fail "xq-gui --host panicked (see $out/host.log)"
+kill "$host_pid"
 
 echo "xvfb-smoke: ok (board at $box, red on e2 $after_e2, on h2 $after_h2; screenshots in $out/)"

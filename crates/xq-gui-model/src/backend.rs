@@ -7,9 +7,9 @@ use xq_session::{
     Command, CommandError, Event, Record, RematchError, Status, Timestamp, UndoRequest,
 };
 
-/// A game the view can show and play in: a [`crate::LocalGame`] on this screen now, a game on a
-/// relay later. The view-model only talks to this trait, so a network game plugs in as one more
-/// implementation.
+/// A game the view can show and play in: a [`crate::LocalGame`] on this screen or a
+/// [`crate::RemoteGame`] on a relay. The view-model only talks to this trait, so both play
+/// through the same code.
 ///
 /// The calling order follows [`xq_session::Match`]: send commands with
 /// [`send`](Self::send), then drain [`poll_event`](Self::poll_event); call `poll_event`
@@ -53,7 +53,10 @@ pub trait GameBackend {
     fn send(&mut self, now: Timestamp, command: Command) -> Result<(), BackendError>;
 
     /// The next thing that happened in the game by `now`, oldest first.
-    fn poll_event(&mut self, now: Timestamp) -> Option<Event>;
+    fn poll_event(&mut self, now: Timestamp) -> Option<Update>;
+
+    /// Who is connected to the game; `None` for a game with no network.
+    fn presence(&self) -> Option<Presence>;
 
     /// Starts the next game between the same players with colours swapped, once this one is
     /// over.
@@ -74,4 +77,73 @@ pub enum BackendError {
     /// A rematch cannot start yet.
     #[error(transparent)]
     Rematch(#[from] RematchError),
+    /// The command is for a side the player at this screen does not play.
+    #[error("you do not play that side")]
+    NotYourSeat,
+    /// Only the relay may issue this command (abandonment, clock pauses).
+    #[error("only the relay may do that")]
+    Reserved,
+    /// Nobody has taken the other seat yet, so no game is running.
+    #[error("waiting for an opponent")]
+    NoOpponentYet,
+    /// The connection to the relay is down.
+    #[error("not connected to the relay")]
+    Offline,
+}
+
+/// Something that happened to a game: a match event, or news from the relay around it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Update {
+    /// A match event: a move, a request and its answer, the end.
+    Game(Event),
+    /// The opponent took the free seat: the game begins.
+    Started,
+    /// Both players asked for a rematch: a new game began with colours swapped.
+    Rematch,
+    /// The player of this colour asked for a rematch.
+    RematchRequested {
+        /// Who asked.
+        by: Color,
+    },
+    /// The player of this colour lost or regained its connection.
+    Presence {
+        /// The seat.
+        seat: Color,
+        /// Whether it is connected now.
+        connected: bool,
+    },
+    /// The relay refused a command, or it could not be sent; nothing changed. The text says
+    /// why, for people.
+    Refused(String),
+    /// This screen's connection failed and is being restored; the text says why.
+    Reconnecting(String),
+    /// The connection is back and the game resumed.
+    Reconnected,
+    /// The connection ended for good; the text says why.
+    Disconnected(String),
+}
+
+/// Who is connected to a network game, as the status line tells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Presence {
+    /// The other seat is still free.
+    Waiting,
+    /// Both players are connected.
+    Connected,
+    /// The player of this colour lost its connection; the relay holds its seat for a while.
+    Away(Color),
+    /// This screen's own connection is down and being restored.
+    Reconnecting,
+    /// This screen's connection ended for good.
+    Offline,
+}
+
+impl Presence {
+    /// Whether moves can be played: the game is running and this screen is connected (an
+    /// opponent who is away still has its clock running).
+    #[must_use]
+    pub const fn allows_play(self) -> bool {
+        matches!(self, Self::Connected | Self::Away(_))
+    }
 }

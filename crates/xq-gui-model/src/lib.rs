@@ -13,10 +13,16 @@
 //! - [`MoveRow`] and [`Notation`]: the move list, in Chinese, WXF or ICCS notation; PGN save
 //!   and open, and stepping through a record ([`Step`]).
 //! - [`GameBackend`]: where commands go and events come from. [`LocalGame`] is two players
-//!   at one screen, driving an `xq_session::Match`; a game on a relay is another backend.
+//!   at one screen, driving an `xq_session::Match`; [`RemoteGame`] is a game on a relay,
+//!   through `xq_client`, with who is connected as a [`Presence`].
+//! - [`Lobby`]: the connect panel's logic: connect by URL and create, join, quick-match or
+//!   spectate ([`Entry`]), or [`Host`] a relay in this process for an opponent on the local
+//!   network.
 //!
-//! It does no IO: the app reads and writes files and passes in the time as an
-//! `xq_session::Timestamp`.
+//! The view-model reads no clock: the app passes in the time as an `xq_session::Timestamp`.
+//! Its only IO is the network's, kept off the GUI thread: [`Network`] runs a tokio runtime on
+//! a background thread, and a [`RemoteGame`] only sends and polls channels, so a frame never
+//! waits.
 //!
 //! # Examples
 //!
@@ -50,22 +56,30 @@
 mod action;
 mod backend;
 mod dialog;
+mod host;
 mod layout;
+mod lobby;
 mod local;
 mod move_list;
+mod network;
 mod notation;
 mod orientation;
+mod remote;
 mod selection;
 mod text;
 mod view_model;
 
 pub use action::{Action, Buttons};
-pub use backend::{BackendError, GameBackend};
+pub use backend::{BackendError, GameBackend, Presence, Update};
 pub use dialog::Dialog;
+pub use host::{Host, HostConfig};
 pub use layout::{BoardLayout, Point};
+pub use lobby::Lobby;
 pub use local::LocalGame;
 pub use move_list::{MoveEntry, MoveRow};
+pub use network::{ConnectError, Entry, Network, Pending};
 pub use notation::Notation;
 pub use orientation::{Cell, Orientation};
+pub use remote::{RemoteGame, Wake};
 pub use selection::{Click, Selection};
 pub use view_model::{ActionError, Step, ViewModel};

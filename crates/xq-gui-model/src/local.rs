@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use xq_rules::{ByColor, Color, Position};
-use xq_session::{Command, Event, Match, MatchConfig, Record, Status, Timestamp, UndoRequest};
+use xq_session::{Command, Match, MatchConfig, Record, Status, Timestamp, UndoRequest};
 
-use crate::{BackendError, GameBackend};
+use crate::{BackendError, GameBackend, Presence, Update};
 
 /// A game between two players sharing the screen: a [`Match`] in this process, both colours
 /// played from here. The caller supplies the time (the app its real clock, tests a virtual
@@ -69,9 +69,13 @@ impl GameBackend for LocalGame {
         Ok(())
     }
 
-    fn poll_event(&mut self, now: Timestamp) -> Option<Event> {
+    fn poll_event(&mut self, now: Timestamp) -> Option<Update> {
         self.game.handle_timeout(now);
-        self.game.poll_event()
+        self.game.poll_event().map(Update::Game)
+    }
+
+    fn presence(&self) -> Option<Presence> {
+        None
     }
 
     fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {

@@ -8,7 +8,7 @@ use crate::move_list::move_rows;
 use crate::text::{clock_text, outcome_text, result_text, side_name};
 use crate::{
     Action, BackendError, Buttons, Click, Dialog, GameBackend, MoveRow, Notation, Orientation,
-    Selection,
+    Presence, Selection, Update,
 };
 
 /// Everything the GUI shows and every input it forwards, as plain data and methods: the egui
@@ -106,11 +106,11 @@ impl ViewModel {
     /// Lets time pass to `now` and takes in what happened in the game.
     pub fn tick(&mut self, now: Timestamp) {
         let Some(game) = &mut self.game else { return };
-        let events: Vec<Event> = std::iter::from_fn(|| game.poll_event(now)).collect();
-        for event in &events {
-            self.take_in(event);
+        let updates: Vec<Update> = std::iter::from_fn(|| game.poll_event(now)).collect();
+        for update in &updates {
+            self.take_in(update);
         }
-        if !events.is_empty() {
+        if !updates.is_empty() {
             self.refresh(now);
         }
     }
@@ -261,27 +261,12 @@ impl ViewModel {
             };
         }
         let Some(game) = &self.game else {
-            return "Start a local game, or open a record".to_owned();
+            return "Start a local game, play on a relay, or open a record".to_owned();
         };
-        let turn = game.position().turn();
-        match game.status() {
-            Status::Finished(result) => result_text(result),
-            Status::Ongoing => {
-                let seats = game.seats();
-                let waiting = game
-                    .pending_undo()
-                    .map(|request| (request.by, "an undo request"))
-                    .or_else(|| game.pending_draw().map(|by| (by, "a draw offer")))
-                    .filter(|&(by, _)| seats[by] && !seats[!by]);
-                match waiting {
-                    Some((by, what)) => format!(
-                        "{} to move; {} is considering {what}",
-                        side_name(turn),
-                        side_name(!by)
-                    ),
-                    None => format!("{} to move", side_name(turn)),
-                }
-            }
+        let line = game_line(game.as_ref());
+        match game.presence() {
+            Some(presence) => format!("{line} · {}", presence_text(presence, game.seats())),
+            None => line,
         }
     }
 
@@ -383,7 +368,8 @@ impl ViewModel {
     fn mover(&self) -> Option<Color> {
         let game = self.playing().ok()?;
         let turn = game.position().turn();
-        (game.status().is_ongoing() && game.seats()[turn]).then_some(turn)
+        let live = game.presence().is_none_or(Presence::allows_play);
+        (live && game.status().is_ongoing() && game.seats()[turn]).then_some(turn)
     }
 
     /// The game, if it is shown (not hidden behind a replay).
@@ -424,36 +410,37 @@ impl ViewModel {
         result
     }
 
-    /// Updates the selection and the notice for one event of the game.
-    fn take_in(&mut self, event: &Event) {
-        let notice = match *event {
-            Event::MovePlayed { .. } | Event::GameOver(_) => None,
-            Event::UndoApplied { plies, .. } => Some(match plies {
-                1 => "One move taken back".to_owned(),
-                n => format!("{n} moves taken back"),
-            }),
-            Event::UndoRequested(request) => {
-                Some(format!("{} asked to take back", side_name(request.by)))
+    /// Updates the selection and the notice for one update of the game.
+    fn take_in(&mut self, update: &Update) {
+        let notice = match update {
+            Update::Game(event) => match game_notice(event) {
+                Ok(notice) => notice,
+                Err(Unremarkable) => return,
+            },
+            Update::Started => Some("The opponent is here: the game begins".to_owned()),
+            Update::Rematch => Some("Rematch: a new game with colours swapped".to_owned()),
+            Update::RematchRequested { by } => {
+                Some(format!("{} asks for a rematch", side_name(*by)))
             }
-            Event::UndoDeclined { by } => {
-                Some(format!("{} declined the undo request", side_name(by)))
-            }
-            Event::UndoWithdrawn { by } => {
-                Some(format!("{} withdrew the undo request", side_name(by)))
-            }
-            Event::DrawOffered { by } => Some(format!("{} offered a draw", side_name(by))),
-            Event::DrawDeclined { by } => Some(format!("{} declined the draw", side_name(by))),
-            Event::DrawWithdrawn { by } => {
-                Some(format!("{} withdrew the draw offer", side_name(by)))
-            }
-            Event::UndoLapsed
-            | Event::DrawLapsed
-            | Event::ClocksPaused { .. }
-            | Event::ClocksResumed { .. } => return,
+            Update::Presence { seat, connected } => Some(format!(
+                "{} {}",
+                side_name(*seat),
+                if *connected {
+                    "is back"
+                } else {
+                    "lost its connection"
+                }
+            )),
+            Update::Refused(why) => Some(format!("Refused: {why}")),
+            Update::Reconnecting(why) => Some(format!("Connection lost ({why}); reconnecting")),
+            Update::Reconnected => Some("Reconnected".to_owned()),
+            Update::Disconnected(why) => Some(format!("Disconnected: {why}")),
         };
         if matches!(
-            event,
-            Event::MovePlayed { .. } | Event::UndoApplied { .. } | Event::GameOver(_)
+            update,
+            Update::Game(Event::MovePlayed { .. } | Event::UndoApplied { .. } | Event::GameOver(_))
+                | Update::Rematch
+                | Update::Reconnected
         ) {
             self.selection.clear();
         }
@@ -497,6 +484,45 @@ impl ViewModel {
     }
 }
 
+/// Where a game is at, in words: whose move and a request the opponent is considering, or the
+/// result.
+fn game_line(game: &dyn GameBackend) -> String {
+    let turn = game.position().turn();
+    match game.status() {
+        Status::Finished(result) => result_text(result),
+        Status::Ongoing => {
+            let seats = game.seats();
+            let waiting = game
+                .pending_undo()
+                .map(|request| (request.by, "an undo request"))
+                .or_else(|| game.pending_draw().map(|by| (by, "a draw offer")))
+                .filter(|&(by, _)| seats[by] && !seats[!by]);
+            match waiting {
+                Some((by, what)) => format!(
+                    "{} to move; {} is considering {what}",
+                    side_name(turn),
+                    side_name(!by)
+                ),
+                None => format!("{} to move", side_name(turn)),
+            }
+        }
+    }
+}
+
+/// Who is connected, in words: "the opponent" for a player, the colour for a spectator.
+fn presence_text(presence: Presence, seats: ByColor<bool>) -> String {
+    let playing = seats.red || seats.black;
+    match presence {
+        Presence::Waiting => "waiting for an opponent".to_owned(),
+        Presence::Connected if playing => "opponent connected".to_owned(),
+        Presence::Connected => "both players connected".to_owned(),
+        Presence::Away(_) if playing => "opponent disconnected".to_owned(),
+        Presence::Away(color) => format!("{} disconnected", side_name(color)),
+        Presence::Reconnecting => "connection lost, reconnecting…".to_owned(),
+        Presence::Offline => "disconnected from the relay".to_owned(),
+    }
+}
+
 /// The position the board shows: the replay's, else the game's, else `idle`.
 fn shown_position<'a>(
     replay: Option<&'a Replay>,
@@ -508,6 +534,32 @@ fn shown_position<'a>(
         (None, Some(game)) => game.position(),
         (None, None) => idle,
     }
+}
+
+/// An event that leaves the notice as it is (lapsed requests, paused clocks).
+struct Unremarkable;
+
+/// The notice a match event leaves: `None` clears it (a move), [`Unremarkable`] keeps it.
+fn game_notice(event: &Event) -> Result<Option<String>, Unremarkable> {
+    Ok(match *event {
+        Event::MovePlayed { .. } | Event::GameOver(_) => None,
+        Event::UndoApplied { plies, .. } => Some(match plies {
+            1 => "One move taken back".to_owned(),
+            n => format!("{n} moves taken back"),
+        }),
+        Event::UndoRequested(request) => {
+            Some(format!("{} asked to take back", side_name(request.by)))
+        }
+        Event::UndoDeclined { by } => Some(format!("{} declined the undo request", side_name(by))),
+        Event::UndoWithdrawn { by } => Some(format!("{} withdrew the undo request", side_name(by))),
+        Event::DrawOffered { by } => Some(format!("{} offered a draw", side_name(by))),
+        Event::DrawDeclined { by } => Some(format!("{} declined the draw", side_name(by))),
+        Event::DrawWithdrawn { by } => Some(format!("{} withdrew the draw offer", side_name(by))),
+        Event::UndoLapsed
+        | Event::DrawLapsed
+        | Event::ClocksPaused { .. }
+        | Event::ClocksResumed { .. } => return Err(Unremarkable),
+    })
 }
 
 impl Default for ViewModel {

@@ -122,16 +122,94 @@ fn resigning_ends_the_game() {
     harness.get_by_label("Black wins by resignation");
 }
 
-#[test]
-fn network_play_is_offered_but_disabled() {
-    let harness = harness(false);
-    for label in ["Create room", "Join", "Quick match"] {
+/// Runs frames until `done` holds (the network answers between frames).
+fn until(harness: &mut Harness<'_, XqApp>, what: &str, done: impl Fn(&XqApp) -> bool) {
+    let start = std::time::Instant::now();
+    while !done(harness.state()) {
         assert!(
-            harness.get_by_label(label).accesskit_node().is_disabled(),
-            "{label}"
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{what}: {:?}",
+            harness.state().connect.lobby.error()
         );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        harness.run();
     }
-    harness.get_by_label("Start a local game, or open a record");
+    harness.run();
+}
+
+fn is_enabled(harness: &Harness<'_, XqApp>, label: &str) -> bool {
+    !harness.get_by_label(label).accesskit_node().is_disabled()
+}
+
+#[test]
+fn the_connect_panel_offers_every_way_to_play() {
+    let harness = harness(false);
+    for label in [
+        "Create room",
+        "Join",
+        "Quick match",
+        "Spectate",
+        "Host a game",
+    ] {
+        assert!(is_enabled(&harness, label), "{label}");
+    }
+    assert!(!is_enabled(&harness, "Stop hosting"));
+    harness.get_by_label("Start a local game, play on a relay, or open a record");
+}
+
+#[test]
+fn a_bad_url_or_room_code_is_reported_at_once() {
+    let mut harness = harness(false);
+    harness.state_mut().connect.relay = "relay.example:7879".to_owned();
+    harness.get_by_label("Create room").click();
+    harness.run();
+    harness.get_by_label_contains("bad relay URL");
+
+    harness.state_mut().connect.relay = "udp://127.0.0.1:7878".to_owned();
+    harness.state_mut().connect.code = "0O1IL".to_owned();
+    harness.get_by_label("Join").click();
+    harness.run();
+    harness.get_by_label_contains("invalid room code");
+    assert!(is_enabled(&harness, "Join"));
+}
+
+#[test]
+fn an_unreachable_relay_is_reported_after_trying() {
+    let mut harness = harness(false);
+    harness.state_mut().connect.relay = "mem://no-relay-here".to_owned();
+    harness.get_by_label("Quick match").click();
+    harness.run();
+    until(&mut harness, "the failure is reported", |app| {
+        !app.connect.lobby.is_busy()
+    });
+    harness.get_by_label_contains("cannot reach the relay");
+    assert!(is_enabled(&harness, "Create room"));
+}
+
+#[test]
+fn hosting_a_game_shows_the_room_code_and_addresses() {
+    let mut harness = harness(false);
+    let connect = &mut harness.state_mut().connect;
+    connect.host.ip = std::net::Ipv4Addr::LOCALHOST.into();
+    connect.host.udp_port = 0;
+    connect.host.quic_port = 0;
+    let identity = tempfile::tempdir().expect("a temporary directory");
+    connect.host.identity_dir = identity.path().to_path_buf();
+    harness.get_by_label("Host a game").click();
+    harness.run();
+    until(&mut harness, "the room is created", |app| {
+        app.connect.lobby.room().is_some()
+    });
+    let Some(code) = harness.state().connect.lobby.room() else {
+        panic!("a room");
+    };
+    let shared = harness.get_by_label("Share code").accesskit_node().value();
+    assert_eq!(shared.as_deref(), Some(code.as_str()));
+    harness.get_by_label_contains("waiting for an opponent");
+    assert_eq!(harness.get_all_by_label("Address").count(), 2);
+    harness.get_by_label("Fingerprint");
+    assert!(is_enabled(&harness, "Stop hosting"));
+    assert!(!is_enabled(&harness, "Host a game"));
 }
 
 #[test]

@@ -4,12 +4,12 @@ use std::time::Duration;
 
 use xq_rules::fen::Fen;
 use xq_rules::{ByColor, Color, Move, Position, Square};
-use xq_session::{
-    Command, Event, MatchConfig, Record, Status, TimeControl, Timestamp, UndoRequest,
-};
+use xq_session::{Command, MatchConfig, Record, Status, TimeControl, Timestamp, UndoRequest};
 
 use super::*;
-use crate::{Action, BackendError, Click, Dialog, GameBackend, LocalGame, Notation, Step};
+use crate::{
+    Action, BackendError, Click, Dialog, GameBackend, LocalGame, Notation, Presence, Step, Update,
+};
 
 const fn ms(millis: u64) -> Timestamp {
     Timestamp::from_millis(millis)
@@ -52,8 +52,11 @@ impl GameBackend for Seated {
         self.sent.borrow_mut().push(command);
         self.game.send(now, command)
     }
-    fn poll_event(&mut self, now: Timestamp) -> Option<Event> {
+    fn poll_event(&mut self, now: Timestamp) -> Option<Update> {
         self.game.poll_event(now)
+    }
+    fn presence(&self) -> Option<Presence> {
+        None
     }
     fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {
         self.game.rematch(now)
@@ -118,7 +121,10 @@ fn an_idle_view_shows_the_start_position_and_ignores_clicks() {
     assert_eq!(view.act(ms(0), Action::Resign), Err(ActionError::NoGame));
     assert_eq!(view.buttons(), Buttons::default());
     assert_eq!(view.save_pgn(), None);
-    assert_eq!(view.status_line(), "Start a local game, or open a record");
+    assert_eq!(
+        view.status_line(),
+        "Start a local game, play on a relay, or open a record"
+    );
 }
 
 #[test]

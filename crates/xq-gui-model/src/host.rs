@@ -1,0 +1,147 @@
+//! "Host a game": a relay inside the GUI process, for two players on a local network.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use xq_server::{Server, StartError};
+use xq_transport::{Address, Options, Verify};
+
+use crate::{Network, Pending};
+
+/// Tells the in-process listeners of several hosted relays apart.
+static HOSTED: AtomicU32 = AtomicU32::new(0);
+
+/// Where a hosted relay listens, and where it keeps its QUIC certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostConfig {
+    /// The address to bind: every interface by default, so the opponent can reach it.
+    pub ip: IpAddr,
+    /// The UDP port (0: any free port).
+    pub udp_port: u16,
+    /// The QUIC port (0: any free port).
+    pub quic_port: u16,
+    /// Where the QUIC certificate is kept, so its fingerprint stays the same between runs.
+    pub identity_dir: PathBuf,
+}
+
+/// A relay served from this process: UDP and QUIC for the opponent, and an in-process
+/// listener through which this screen plays as a client like any other. Dropping it shuts
+/// the relay down.
+#[derive(Debug)]
+pub struct Host {
+    /// Held only to keep the relay running.
+    _server: Server,
+    /// The in-process listener's URL.
+    own: String,
+    /// What the opponent connects to, the wildcard address replaced by this machine's.
+    public: Vec<String>,
+}
+
+impl Default for HostConfig {
+    /// The ports `xq-relay` uses, on every interface; the certificate in the system's
+    /// temporary directory.
+    fn default() -> Self {
+        Self {
+            ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+            udp_port: 7878,
+            quic_port: 7879,
+            identity_dir: std::env::temp_dir().join("xq-gui-identity"),
+        }
+    }
+}
+
+impl Host {
+    /// Starts a relay as `config` says, in the background.
+    pub fn start(network: &Network, config: HostConfig) -> Pending<Result<Self, StartError>> {
+        let n = HOSTED.fetch_add(1, Ordering::Relaxed);
+        let transport = Options {
+            quic_identity_dir: config.identity_dir,
+            ..Options::default()
+        };
+        let builder = Server::builder()
+            .transport(transport)
+            .listen(format!("mem://xq-gui-host-{}-{n}", std::process::id()))
+            .listen(format!(
+                "udp://{}",
+                SocketAddr::new(config.ip, config.udp_port)
+            ))
+            .listen(format!(
+                "quic://{}",
+                SocketAddr::new(config.ip, config.quic_port)
+            ));
+        network.spawn(async move {
+            let server = builder.start().await?;
+            let lan = lan_ip();
+            // One URL per listener, in the order given: in-process first.
+            let mut urls = server.local_urls().iter();
+            let own = urls.next().cloned().unwrap_or_default();
+            let public = urls.map(|url| reachable(url, lan)).collect();
+            Ok(Self {
+                _server: server,
+                own,
+                public,
+            })
+        })
+    }
+
+    /// The URL this screen's own client connects to: in-process, never through the network.
+    #[must_use]
+    pub fn own_url(&self) -> &str {
+        &self.own
+    }
+
+    /// The URLs to give the opponent: UDP, then QUIC with its fingerprint.
+    #[must_use]
+    pub fn urls(&self) -> &[String] {
+        &self.public
+    }
+
+    /// The QUIC certificate's fingerprint, for an opponent who types the address by hand.
+    #[must_use]
+    pub fn fingerprint(&self) -> Option<String> {
+        self.public.iter().find_map(|url| match url.parse() {
+            Ok(Address::Quic {
+                verify: Verify::Fingerprint(hex),
+                ..
+            }) => Some(hex),
+            _ => None,
+        })
+    }
+}
+
+/// `url` with a wildcard host replaced by `lan`, this machine's address on the local network.
+fn reachable(url: &str, lan: Option<IpAddr>) -> String {
+    match lan {
+        Some(lan) if url.contains("://0.0.0.0:") => url.replacen("0.0.0.0", &lan.to_string(), 1),
+        _ => url.to_owned(),
+    }
+}
+
+/// This machine's address on the local network: the one the system would send from to a
+/// public address. Connecting a UDP socket sends nothing; it only picks the route.
+fn lan_ip() -> Option<IpAddr> {
+    let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)).ok()?;
+    socket.connect((Ipv4Addr::new(192, 0, 2, 1), 9)).ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_unspecified()).then_some(ip)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_hosts_become_the_lan_address() {
+        let lan = Some(IpAddr::V4(Ipv4Addr::new(192, 168, 1, 20)));
+        assert_eq!(
+            reachable("quic://0.0.0.0:7879?fp=ab", lan),
+            "quic://192.168.1.20:7879?fp=ab"
+        );
+        assert_eq!(reachable("udp://0.0.0.0:7878", None), "udp://0.0.0.0:7878");
+        assert_eq!(
+            reachable("udp://127.0.0.1:7878", lan),
+            "udp://127.0.0.1:7878"
+        );
+    }
+}

@@ -1,0 +1,217 @@
+//! A game on a relay: the [`GameBackend`] over `xq_client`.
+
+mod check;
+mod record;
+mod worker;
+
+use std::sync::mpsc as std_mpsc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use xq_client::{Client, ClientEvent, Mirror, Room};
+use xq_protocol::RoomCode;
+use xq_rules::{ByColor, Color, Position};
+use xq_session::{Command, Record, RematchError, Status, Timestamp, UndoRequest};
+
+use self::worker::{Report, Request};
+use crate::{BackendError, GameBackend, Presence, Update};
+
+pub use self::worker::Wake;
+
+/// A game in a room on a relay, played (or watched) from this screen.
+///
+/// The relay decides everything: the game shown is the client's [`Mirror`], commands go to
+/// the relay as they are, and what the buttons may do is read off the mirror's state (seat,
+/// connection, status, turn and legal moves, pending requests), never worked out by rules of
+/// its own. The relay's refusals come back as [`Update::Refused`].
+///
+/// The [`Client`] lives in a task on the [`crate::Network`]'s runtime; this side only sends on
+/// a channel and polls one, so the GUI's frame never waits for the network. Each report from
+/// the task also calls the [`Wake`] given at connection, so an idle window redraws when the
+/// opponent moves. Dropping the game leaves the room and closes the connection.
+pub struct RemoteGame {
+    mirror: Mirror,
+    /// Derived from the mirror each time it changes: records come from a replayed match.
+    record: Record,
+    seat: Option<Color>,
+    link: Link,
+    /// When the mirror's clocks were last reported, for counting down from them.
+    clocks_since: Option<Timestamp>,
+    requests: mpsc::UnboundedSender<Request>,
+    reports: std_mpsc::Receiver<Report>,
+}
+
+/// The state of this screen's connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Link {
+    Up,
+    Reconnecting,
+    Closed,
+}
+
+impl RemoteGame {
+    /// Takes over a client that has entered `room`: spawns its task on the current tokio
+    /// runtime. `None` if the client has no mirror, i.e. is in no room.
+    pub(crate) fn start(client: Client, room: Room, wake: Wake) -> Option<Self> {
+        let mirror = client.mirror()?;
+        let (requests, requests_out) = mpsc::unbounded_channel();
+        let (reports_in, reports) = std_mpsc::channel();
+        tokio::spawn(worker::run(client, requests_out, reports_in, wake));
+        Some(Self {
+            record: record::record(&mirror),
+            mirror,
+            seat: room.seat,
+            link: Link::Up,
+            clocks_since: None,
+            requests,
+            reports,
+        })
+    }
+
+    /// The room's join code, to give to the opponent or to spectators.
+    #[must_use]
+    pub fn code(&self) -> RoomCode {
+        self.mirror.code()
+    }
+
+    /// The colour played from this screen; `None` when watching.
+    #[must_use]
+    pub const fn seat(&self) -> Option<Color> {
+        self.seat
+    }
+
+    /// Takes in one report from the client's task: the new mirror, and what to tell the view.
+    fn take_in(&mut self, now: Timestamp, report: Report) -> Option<Update> {
+        let event = match report {
+            Report::Failed(error) => return Some(Update::Refused(error.to_string())),
+            Report::Event(event, mirror) => {
+                if let Some(mirror) = mirror {
+                    self.set_mirror(now, *mirror);
+                }
+                event
+            }
+        };
+        Some(match event {
+            ClientEvent::Match { event, .. } => Update::Game(event),
+            ClientEvent::MatchStarted => Update::Started,
+            ClientEvent::RematchStarted { seat } => {
+                self.seat = seat;
+                Update::Rematch
+            }
+            ClientEvent::RematchRequested { by } => Update::RematchRequested { by },
+            ClientEvent::Presence { seat, connected } => Update::Presence { seat, connected },
+            ClientEvent::Rejected { message, .. } => Update::Refused(message),
+            ClientEvent::Reconnecting { cause } => {
+                self.link = Link::Reconnecting;
+                Update::Reconnecting(cause.to_string())
+            }
+            ClientEvent::Reconnected => {
+                self.link = Link::Up;
+                Update::Reconnected
+            }
+            ClientEvent::Disconnected { cause } => {
+                self.link = Link::Closed;
+                Update::Disconnected(cause.to_string())
+            }
+            // Quick match's queueing is over once a game exists; later kinds are not shown.
+            _ => return None,
+        })
+    }
+
+    /// Replaces the mirror, restarting the clocks' count-down when the relay reported them
+    /// anew.
+    fn set_mirror(&mut self, now: Timestamp, mirror: Mirror) {
+        let clocks = |m: &Mirror| (m.clocks(), m.clocks_running(), m.moves().len());
+        if clocks(&mirror) != clocks(&self.mirror) || self.clocks_since.is_none() {
+            self.clocks_since = Some(now);
+        }
+        if mirror.moves() != self.mirror.moves() || mirror.status() != self.mirror.status() {
+            self.record = record::record(&mirror);
+        }
+        self.mirror = mirror;
+    }
+
+    /// Hands a request to the client's task; fails once the task has ended.
+    fn request(&self, request: Request) -> Result<(), BackendError> {
+        self.requests
+            .send(request)
+            .map_err(|_| BackendError::Offline)
+    }
+}
+
+impl GameBackend for RemoteGame {
+    fn seats(&self) -> ByColor<bool> {
+        ByColor {
+            red: self.seat == Some(Color::Red),
+            black: self.seat == Some(Color::Black),
+        }
+    }
+
+    fn position(&self) -> &Position {
+        self.mirror.position()
+    }
+
+    fn status(&self) -> Status {
+        self.mirror.status()
+    }
+
+    fn pending_undo(&self) -> Option<UndoRequest> {
+        self.mirror.pending_undo()
+    }
+
+    fn pending_draw(&self) -> Option<Color> {
+        self.mirror.pending_draw()
+    }
+
+    fn clocks(&self, now: Timestamp) -> Option<ByColor<Duration>> {
+        let since = self.clocks_since.unwrap_or(now);
+        self.mirror
+            .clocks_after(now.saturating_duration_since(since))
+    }
+
+    fn record(&self) -> Record {
+        self.record.clone()
+    }
+
+    fn check(&self, _now: Timestamp, command: Command) -> Result<(), BackendError> {
+        // Presence is always known for a remote game.
+        let presence = self.presence().unwrap_or(Presence::Offline);
+        check::check(&self.mirror, self.seat, presence, command)
+    }
+
+    fn send(&mut self, now: Timestamp, command: Command) -> Result<(), BackendError> {
+        self.check(now, command)?;
+        self.request(Request::Command(command))
+    }
+
+    fn poll_event(&mut self, now: Timestamp) -> Option<Update> {
+        while let Ok(report) = self.reports.try_recv() {
+            if let Some(update) = self.take_in(now, report) {
+                return Some(update);
+            }
+        }
+        None
+    }
+
+    fn presence(&self) -> Option<Presence> {
+        let seats = self.mirror.seats();
+        Some(match self.link {
+            Link::Reconnecting => Presence::Reconnecting,
+            Link::Closed => Presence::Offline,
+            Link::Up if !self.mirror.is_full() => Presence::Waiting,
+            // A player watches its opponent's connection, a spectator both players'.
+            Link::Up => [Color::Red, Color::Black]
+                .into_iter()
+                .filter(|&color| Some(color) != self.seat)
+                .find(|&color| !seats[color].connected)
+                .map_or(Presence::Connected, Presence::Away),
+        })
+    }
+
+    fn rematch(&mut self, _now: Timestamp) -> Result<(), BackendError> {
+        if self.mirror.status().is_ongoing() {
+            return Err(RematchError::Ongoing.into());
+        }
+        self.request(Request::Rematch)
+    }
+}

@@ -1,0 +1,227 @@
+//! Whether the relay would accept a command, as far as the mirror shows.
+
+use xq_client::Mirror;
+use xq_rules::Color;
+use xq_session::{Command, CommandError, UndoPolicy};
+
+use crate::{BackendError, Presence};
+
+/// Why the relay would refuse `command` from the player of `seat`, judged from the mirror's
+/// state alone: the seat, the connection, the status, the turn and legal moves, and the
+/// pending requests. What the mirror cannot see (an undo allowance already used up) is left to
+/// the relay, whose refusal comes back as a notice.
+pub(super) fn check(
+    mirror: &Mirror,
+    seat: Option<Color>,
+    presence: Presence,
+    command: Command,
+) -> Result<(), BackendError> {
+    let by = actor(command).ok_or(BackendError::Reserved)?;
+    if seat != Some(by) {
+        return Err(BackendError::NotYourSeat);
+    }
+    if !mirror.status().is_ongoing() {
+        return Err(CommandError::GameFinished.into());
+    }
+    match presence {
+        Presence::Waiting => return Err(BackendError::NoOpponentYet),
+        Presence::Reconnecting | Presence::Offline => return Err(BackendError::Offline),
+        Presence::Connected | Presence::Away(_) => {}
+    }
+    let undo = mirror.pending_undo();
+    let draw = mirror.pending_draw();
+    let refusal = match command {
+        Command::Play { mv, .. } if by == mirror.turn() => {
+            return Ok(mirror
+                .position()
+                .check_move(mv)
+                .map_err(CommandError::from)?);
+        }
+        Command::Play { .. } => Some(CommandError::NotYourTurn),
+        Command::RequestUndo { .. } => {
+            if mirror.config().undo == UndoPolicy::Forbidden {
+                Some(CommandError::UndoNotAllowed)
+            } else if undo.is_some() {
+                Some(CommandError::UndoAlreadyPending)
+            } else if !mirror.moves().iter().any(|played| played.by == by) {
+                Some(CommandError::NothingToUndo)
+            } else {
+                None
+            }
+        }
+        Command::WithdrawUndo { .. } => match undo {
+            None => Some(CommandError::NoPendingUndo),
+            Some(request) => (request.by != by).then_some(CommandError::NotYourRequest),
+        },
+        Command::AnswerUndo { .. } => match undo {
+            None => Some(CommandError::NoPendingUndo),
+            Some(request) => (request.by == by).then_some(CommandError::CannotAnswerOwnRequest),
+        },
+        Command::OfferDraw { .. } => draw.map(|_| CommandError::DrawAlreadyOffered),
+        Command::WithdrawDraw { .. } => match draw {
+            None => Some(CommandError::NoPendingDraw),
+            Some(offerer) => (offerer != by).then_some(CommandError::NotYourRequest),
+        },
+        Command::AnswerDraw { .. } => match draw {
+            None => Some(CommandError::NoPendingDraw),
+            Some(offerer) => (offerer == by).then_some(CommandError::CannotAnswerOwnRequest),
+        },
+        Command::Resign { .. } => None,
+        Command::Abandon { .. } | Command::PauseClocks | Command::ResumeClocks => {
+            return Err(BackendError::Reserved);
+        }
+    };
+    refusal.map_or(Ok(()), |error| Err(error.into()))
+}
+
+/// The seat a command is sent for; `None` for the relay's own commands.
+const fn actor(command: Command) -> Option<Color> {
+    match command {
+        Command::Play { by, .. }
+        | Command::RequestUndo { by }
+        | Command::WithdrawUndo { by }
+        | Command::AnswerUndo { by, .. }
+        | Command::OfferDraw { by }
+        | Command::WithdrawDraw { by }
+        | Command::AnswerDraw { by, .. }
+        | Command::Resign { by } => Some(by),
+        Command::Abandon { .. } | Command::PauseClocks | Command::ResumeClocks => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use xq_protocol::{SeatInfo, Snapshot};
+    use xq_rules::{ByColor, Move, Square};
+    use xq_session::{MatchConfig, Status, UndoRequest};
+
+    use super::*;
+
+    const H2E2: Move = Move::new(Square::H2, Square::E2);
+
+    fn mirror(moves: Vec<Move>, undo: Option<UndoRequest>, draw: Option<Color>) -> Mirror {
+        let here = SeatInfo {
+            taken: true,
+            connected: true,
+        };
+        let snapshot = Snapshot {
+            code: "K7QX3M".parse().expect("a valid code"),
+            config: MatchConfig::default(),
+            moves,
+            clocks: None,
+            clocks_running: false,
+            pending_undo: undo,
+            pending_draw: draw,
+            status: Status::Ongoing,
+            seats: ByColor {
+                red: here,
+                black: here,
+            },
+            rematch_requested: None,
+            next_seq: 0,
+        };
+        Mirror::from_snapshot(&snapshot).expect("the moves replay")
+    }
+
+    fn refusal(mirror: &Mirror, seat: Color, command: Command) -> Result<(), BackendError> {
+        check(mirror, Some(seat), Presence::Connected, command)
+    }
+
+    #[test]
+    fn moves_need_the_turn_and_a_legal_move() {
+        let start = mirror(vec![], None, None);
+        let play = |by| Command::Play { by, mv: H2E2 };
+        assert_eq!(refusal(&start, Color::Red, play(Color::Red)), Ok(()));
+        assert_eq!(
+            refusal(&start, Color::Black, play(Color::Black)),
+            Err(CommandError::NotYourTurn.into())
+        );
+        let backwards = Command::Play {
+            by: Color::Red,
+            mv: Move::new(Square::E2, Square::H2),
+        };
+        assert!(matches!(
+            refusal(&start, Color::Red, backwards),
+            Err(BackendError::Command(CommandError::IllegalMove(_)))
+        ));
+    }
+
+    #[test]
+    fn the_seat_and_the_connection_come_first() {
+        let start = mirror(vec![], None, None);
+        let resign = Command::Resign { by: Color::Red };
+        assert_eq!(
+            refusal(&start, Color::Black, resign),
+            Err(BackendError::NotYourSeat)
+        );
+        assert_eq!(
+            check(&start, None, Presence::Connected, resign),
+            Err(BackendError::NotYourSeat)
+        );
+        for (presence, error) in [
+            (Presence::Waiting, BackendError::NoOpponentYet),
+            (Presence::Reconnecting, BackendError::Offline),
+            (Presence::Offline, BackendError::Offline),
+        ] {
+            assert_eq!(
+                check(&start, Some(Color::Red), presence, resign),
+                Err(error)
+            );
+        }
+        assert_eq!(
+            check(
+                &start,
+                Some(Color::Red),
+                Presence::Away(Color::Black),
+                resign
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            refusal(&start, Color::Red, Command::PauseClocks),
+            Err(BackendError::Reserved)
+        );
+    }
+
+    #[test]
+    fn requests_follow_what_is_pending() {
+        let start = mirror(vec![], None, None);
+        let undo = Command::RequestUndo { by: Color::Red };
+        assert_eq!(
+            refusal(&start, Color::Red, undo),
+            Err(CommandError::NothingToUndo.into())
+        );
+        let asked = UndoRequest {
+            by: Color::Red,
+            plies: 1,
+        };
+        let pending = mirror(vec![H2E2], Some(asked), Some(Color::Red));
+        assert_eq!(
+            refusal(&pending, Color::Red, undo),
+            Err(CommandError::UndoAlreadyPending.into())
+        );
+        let answer = |by| Command::AnswerUndo { by, accept: true };
+        assert_eq!(
+            refusal(&pending, Color::Black, answer(Color::Black)),
+            Ok(())
+        );
+        assert_eq!(
+            refusal(&pending, Color::Red, answer(Color::Red)),
+            Err(CommandError::CannotAnswerOwnRequest.into())
+        );
+        let offer = Command::OfferDraw { by: Color::Black };
+        assert_eq!(
+            refusal(&pending, Color::Black, offer),
+            Err(CommandError::DrawAlreadyOffered.into())
+        );
+        let accept = Command::AnswerDraw {
+            by: Color::Black,
+            accept: true,
+        };
+        assert_eq!(refusal(&pending, Color::Black, accept), Ok(()));
+        assert_eq!(
+            refusal(&start, Color::Black, accept),
+            Err(CommandError::NoPendingDraw.into())
+        );
+    }
+}

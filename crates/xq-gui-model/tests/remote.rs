@@ -1,0 +1,235 @@
+//! Network games through the view-model, against a relay hosted in the test's process: what
+//! one player does reaches the other's view, with no window.
+
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use xq_gui_model::{
+    Action, Click, Dialog, Entry, GameBackend, Host, HostConfig, Lobby, Network, Pending,
+    RemoteGame, ViewModel, Wake,
+};
+use xq_protocol::{RoomOptions, SeatChoice};
+use xq_rules::{Color, Move, Square};
+use xq_session::Timestamp;
+
+/// How long anything may take on the loopback before the test fails.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The time since the test began, as the view-model takes it.
+struct Clock(Instant);
+
+impl Clock {
+    fn now(&self) -> Timestamp {
+        Timestamp::from_millis(u64::try_from(self.0.elapsed().as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+fn no_wake() -> Wake {
+    Arc::new(|| {})
+}
+
+/// Polls until the result arrives.
+fn wait<T>(pending: &Pending<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(result) = pending.poll() {
+            return result;
+        }
+        assert!(start.elapsed() < PATIENCE, "no result in time");
+        sleep(Duration::from_millis(2));
+    }
+}
+
+/// Ticks `view` until `done` holds.
+fn until(clock: &Clock, view: &mut ViewModel, what: &str, done: impl Fn(&ViewModel) -> bool) {
+    let start = Instant::now();
+    loop {
+        view.tick(clock.now());
+        if done(view) {
+            return;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{what}; the status is {:?}, the notice {:?}",
+            view.status_line(),
+            view.notice()
+        );
+        sleep(Duration::from_millis(2));
+    }
+}
+
+fn connect(network: &Network, url: &str, entry: Entry) -> RemoteGame {
+    let pending = network.connect(url, entry, no_wake()).expect("a valid URL");
+    wait(&pending).expect("connected and seated")
+}
+
+fn view_of(clock: &Clock, game: RemoteGame) -> ViewModel {
+    let mut view = ViewModel::new();
+    view.start(clock.now(), Box::new(game));
+    view
+}
+
+#[test]
+fn two_players_and_a_spectator_play_through_a_hosted_relay() {
+    let clock = Clock(Instant::now());
+    let network = Network::new().expect("a runtime");
+    let identity = tempfile::tempdir().expect("a temporary directory");
+    let config = HostConfig {
+        ip: Ipv4Addr::LOCALHOST.into(),
+        udp_port: 0,
+        quic_port: 0,
+        identity_dir: identity.path().to_path_buf(),
+    };
+    let host = wait(&Host::start(&network, config)).expect("the relay starts");
+    let [udp, quic] = host.urls() else {
+        panic!("a UDP and a QUIC address: {:?}", host.urls());
+    };
+    assert!(quic.ends_with(&format!(
+        "fp={}",
+        host.fingerprint().expect("a fingerprint")
+    )));
+
+    // Red creates a room through the in-process listener and waits.
+    let red_seat = RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    };
+    let game = connect(&network, host.own_url(), Entry::Create(red_seat));
+    let code = game.code();
+    let mut red = view_of(&clock, game);
+    assert_eq!(red.status_line(), "Red to move · waiting for an opponent");
+    assert_eq!(red.click(clock.now(), Some(Square::H2)), Ok(Click::Ignored));
+
+    // Black joins over UDP, a spectator watches over QUIC.
+    let mut black = view_of(&clock, connect(&network, udp, Entry::Join(code)));
+    let mut watcher = view_of(&clock, connect(&network, quic, Entry::Spectate(code)));
+    assert_eq!(black.orientation().bottom, Color::Black);
+    until(&clock, &mut red, "the game begins", |view| {
+        view.status_line() == "Red to move · opponent connected"
+    });
+    assert!(!red.buttons().request_undo && red.buttons().resign);
+
+    // Red's move reaches Black and the spectator.
+    let now = clock.now();
+    red.click(now, Some(Square::H2))
+        .expect("a piece to pick up");
+    let h2e2 = Move::new(Square::H2, Square::E2);
+    assert_eq!(red.click(now, Some(Square::E2)), Ok(Click::Move(h2e2)));
+    until(&clock, &mut black, "the move arrives", |view| {
+        view.last_move() == Some(h2e2)
+    });
+    until(&clock, &mut watcher, "the spectator sees it", |view| {
+        view.last_move() == Some(h2e2)
+    });
+    assert!(!watcher.buttons().resign);
+    assert_eq!(
+        watcher.status_line(),
+        "Black to move · both players connected"
+    );
+
+    // An undo request opens the dialog on the other side; accepting takes the move back.
+    until(&clock, &mut red, "the move is echoed", |view| {
+        view.buttons().request_undo
+    });
+    red.act(clock.now(), Action::RequestUndo)
+        .expect("undo can be asked");
+    until(&clock, &mut black, "the undo request arrives", |view| {
+        matches!(view.dialog(), Some(Dialog::Undo(_)))
+    });
+    black.answer(clock.now(), true).expect("an answer");
+    until(&clock, &mut red, "the move is taken back", |view| {
+        view.ply() == 0
+    });
+
+    // A draw offered and accepted ends the game on both sides.
+    red.act(clock.now(), Action::OfferDraw)
+        .expect("a draw offer");
+    until(&clock, &mut black, "the offer arrives", |view| {
+        matches!(view.dialog(), Some(Dialog::Draw { by: Color::Red }))
+    });
+    black.answer(clock.now(), true).expect("an answer");
+    for view in [&mut red, &mut black, &mut watcher] {
+        until(&clock, view, "the game ends", |view| {
+            view.status_line().starts_with("Draw by agreement")
+        });
+        assert!(view.save_pgn().is_some_and(|pgn| pgn.contains("1/2-1/2")));
+    }
+
+    // Both ask for a rematch: colours swap.
+    red.rematch(clock.now()).expect("a rematch request");
+    black.rematch(clock.now()).expect("a rematch request");
+    until(&clock, &mut red, "the rematch begins", |view| {
+        view.orientation().bottom == Color::Black && view.status_line().starts_with("Red to move")
+    });
+
+    // Black leaves: Red is told.
+    drop(black);
+    until(
+        &clock,
+        &mut red,
+        "the opponent's departure is noticed",
+        |view| view.status_line().ends_with("opponent disconnected"),
+    );
+}
+
+#[test]
+fn the_lobby_reports_bad_urls_codes_and_unreachable_relays() {
+    let mut lobby = Lobby::new();
+    lobby.create("not a url", no_wake());
+    assert!(
+        lobby
+            .error()
+            .is_some_and(|error| error.starts_with("bad relay URL"))
+    );
+    assert!(!lobby.is_busy());
+
+    lobby.join("mem://nobody-here", "0000", no_wake());
+    assert!(
+        lobby
+            .error()
+            .is_some_and(|error| error.starts_with("invalid room code"))
+    );
+
+    lobby.create("mem://nobody-here", no_wake());
+    assert!(lobby.is_busy());
+    let start = Instant::now();
+    while lobby.is_busy() {
+        assert!(lobby.poll().is_none());
+        assert!(start.elapsed() < PATIENCE, "no answer in time");
+        sleep(Duration::from_millis(2));
+    }
+    assert!(
+        lobby
+            .error()
+            .is_some_and(|error| error.starts_with("cannot reach the relay")),
+        "{:?}",
+        lobby.error()
+    );
+}
+
+#[test]
+fn hosting_creates_a_room_to_share() {
+    let mut lobby = Lobby::new();
+    let identity = tempfile::tempdir().expect("a temporary directory");
+    let config = HostConfig {
+        ip: Ipv4Addr::LOCALHOST.into(),
+        udp_port: 0,
+        quic_port: 0,
+        identity_dir: identity.path().to_path_buf(),
+    };
+    lobby.host(config, no_wake());
+    let start = Instant::now();
+    let game = loop {
+        if let Some(game) = lobby.poll() {
+            break game;
+        }
+        assert!(lobby.error().is_none(), "{:?}", lobby.error());
+        assert!(start.elapsed() < PATIENCE, "no room in time");
+        sleep(Duration::from_millis(2));
+    };
+    assert_eq!(lobby.room(), Some(game.code()));
+    assert!(game.presence().is_some());
+    assert_eq!(lobby.hosted().map(|host| host.urls().len()), Some(2));
+}
