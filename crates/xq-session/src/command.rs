@@ -72,6 +72,25 @@ pub enum Command {
     ResumeClocks,
 }
 
+impl Command {
+    /// The colour a player's command speaks for; `None` for the commands only the relay
+    /// issues (abandonment and clock pauses), which no player may send.
+    #[must_use]
+    pub const fn player(self) -> Option<Color> {
+        match self {
+            Self::Play { by, .. }
+            | Self::RequestUndo { by }
+            | Self::WithdrawUndo { by }
+            | Self::AnswerUndo { by, .. }
+            | Self::OfferDraw { by }
+            | Self::WithdrawDraw { by }
+            | Self::AnswerDraw { by, .. }
+            | Self::Resign { by } => Some(by),
+            Self::Abandon { .. } | Self::PauseClocks | Self::ResumeClocks => None,
+        }
+    }
+}
+
 /// Why a command was refused. A refused command changes nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -120,4 +139,30 @@ pub enum CommandError {
     /// The clocks are already paused.
     #[error("the clocks are already paused")]
     ClocksAlreadyPaused,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xq_rules::Square;
+
+    #[test]
+    fn player_commands_name_their_colour_and_relay_commands_none() {
+        let mv = Move::new(Square::H2, Square::E2);
+        assert_eq!(
+            Command::Play { by: Color::Red, mv }.player(),
+            Some(Color::Red)
+        );
+        assert_eq!(
+            Command::AnswerUndo {
+                by: Color::Black,
+                accept: true
+            }
+            .player(),
+            Some(Color::Black)
+        );
+        assert_eq!(Command::Abandon { by: Color::Red }.player(), None);
+        assert_eq!(Command::PauseClocks.player(), None);
+        assert_eq!(Command::ResumeClocks.player(), None);
+    }
 }

@@ -16,7 +16,7 @@ pub(super) fn check(
     presence: Presence,
     command: Command,
 ) -> Result<(), BackendError> {
-    let by = actor(command).ok_or(BackendError::Reserved)?;
+    let by = command.player().ok_or(BackendError::Reserved)?;
     if seat != Some(by) {
         return Err(BackendError::NotYourSeat);
     }
@@ -72,21 +72,6 @@ pub(super) fn check(
         }
     };
     refusal.map_or(Ok(()), |error| Err(error.into()))
-}
-
-/// The seat a command is sent for; `None` for the relay's own commands.
-const fn actor(command: Command) -> Option<Color> {
-    match command {
-        Command::Play { by, .. }
-        | Command::RequestUndo { by }
-        | Command::WithdrawUndo { by }
-        | Command::AnswerUndo { by, .. }
-        | Command::OfferDraw { by }
-        | Command::WithdrawDraw { by }
-        | Command::AnswerDraw { by, .. }
-        | Command::Resign { by } => Some(by),
-        Command::Abandon { .. } | Command::PauseClocks | Command::ResumeClocks => None,
-    }
 }
 
 #[cfg(test)]
