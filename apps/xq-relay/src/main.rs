@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
-use xq_server::Server;
+use xq_server::{Config, RateLimit, Server};
 use xq_store::{GameId, SqliteStore, Storage};
 use xq_transport::{Address, Options, Verify};
 
@@ -57,6 +57,20 @@ struct Args {
     /// How long a disconnected player's seat is held before the game is lost by abandonment.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     grace: u64,
+    /// How many connections the relay holds at once; more are turned away at accept.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_connections: usize,
+    /// How many connections one source address (IP) may hold at once; more are turned away
+    /// at accept.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    max_connections_per_address: usize,
+    /// How many frames a second one connection may keep sending; a client over it is
+    /// disconnected (`RateLimited`). Raise it for load tests.
+    #[arg(long, value_name = "FRAMES", default_value_t = RateLimit::default().per_second)]
+    rate_limit: u32,
+    /// How many frames one connection may send in a burst before the rate applies.
+    #[arg(long, value_name = "FRAMES", default_value_t = RateLimit::default().burst)]
+    rate_burst: u32,
     /// The log level (error, warn, info, debug, trace) or a tracing filter; RUST_LOG, when
     /// set, takes precedence.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
@@ -111,9 +125,19 @@ async fn serve(args: Args) -> Result<()> {
         quic_identity_dir: args.identity_dir,
         ..Options::default()
     };
+    let config = Config {
+        grace: Duration::from_secs(args.grace),
+        rate_limit: RateLimit {
+            burst: args.rate_burst,
+            per_second: args.rate_limit,
+        },
+        ..Config::default()
+    };
     let mut builder = Server::builder()
+        .config(config)
         .transport(options)
-        .grace(Duration::from_secs(args.grace));
+        .max_connections(args.max_connections)
+        .max_connections_per_address(args.max_connections_per_address);
     if !args.no_db {
         let store = SqliteStore::open(&args.db)
             .with_context(|| format!("cannot open the database {}", args.db.display()))?;

@@ -52,7 +52,17 @@ async fn plays_over(scheme: &str) {
         quic_identity_dir: identity.path().to_path_buf(),
         ..Options::default()
     };
+    // A load generator is the one client meant to send as fast as it can.
+    let unlimited = xq_server::RateLimit {
+        burst: u32::MAX,
+        per_second: u32::MAX,
+    };
+    let config = xq_server::Config {
+        rate_limit: unlimited,
+        ..xq_server::Config::default()
+    };
     let server = Server::builder()
+        .config(config)
         .transport(options)
         .listen(format!("{scheme}://127.0.0.1:0"))
         .start()

@@ -3,7 +3,7 @@
 use std::io;
 use std::sync::mpsc as std_mpsc;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use xq_store::{Persist, Storage, StoreError};
@@ -14,7 +14,7 @@ use xq_store::{Persist, Storage, StoreError};
 #[derive(Debug)]
 pub(crate) struct Committer {
     batches: Option<std_mpsc::Sender<Vec<Persist>>>,
-    results: mpsc::Receiver<Result<(), StoreError>>,
+    results: mpsc::Receiver<Result<Duration, StoreError>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -30,7 +30,9 @@ impl Committer {
                 while let Ok(batch) = incoming.recv() {
                     let start = Instant::now();
                     let result = storage.commit(&batch);
-                    tracing::trace!(changes = batch.len(), elapsed = ?start.elapsed(), "committed");
+                    let elapsed = start.elapsed();
+                    tracing::trace!(changes = batch.len(), ?elapsed, "committed");
+                    let result = result.map(|()| elapsed);
                     if report.blocking_send(result).is_err() {
                         return;
                     }
@@ -51,8 +53,9 @@ impl Committer {
         }
     }
 
-    /// Waits until the batch in flight is committed, or why it was not.
-    pub(crate) async fn done(&mut self) -> Result<(), StoreError> {
+    /// Waits until the batch in flight is committed, and says how long the commit took, or
+    /// why it failed.
+    pub(crate) async fn done(&mut self) -> Result<Duration, StoreError> {
         self.results.recv().await.unwrap_or_else(|| {
             Err(StoreError::Engine(
                 "the storage thread stopped (it panicked)".into(),

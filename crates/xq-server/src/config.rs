@@ -2,8 +2,14 @@
 
 use std::time::Duration;
 
+use crate::RateLimit;
+
 /// The relay core's settings. The defaults suit a public relay; tests shorten the grace period
 /// to drive abandonment with a virtual clock.
+///
+/// The abuse limits here are the core's decisions, about frames and rooms. The limits about
+/// sockets (connections per address and in total, each connection's outgoing queue) are the
+/// driver's: see [`crate::Builder`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// How long a player's seat is held after its connection fails or it leaves. A resume
@@ -14,6 +20,24 @@ pub struct Config {
     /// with a bug gets typed errors to debug with, a flood of garbage does not get a relay's
     /// attention for long.
     pub malformed_limit: u32,
+    /// How fast one connection may send frames; a connection over it is disconnected with
+    /// [`xq_protocol::DisconnectReason::RateLimited`].
+    pub rate_limit: RateLimit,
+    /// The largest frame a client may send, in bytes, checked before anything is decoded. A
+    /// larger one disconnects its sender ([`xq_protocol::DisconnectReason::Malformed`]): no
+    /// client message comes near it, so only a broken or hostile client sends one.
+    pub max_frame_size: usize,
+    /// How many open rooms one connection may have created: each holds resume tokens and a
+    /// match, and a room outlives its creator's leaving by the grace period, so creating and
+    /// leaving in a loop would otherwise fill the relay. Asking for more is refused with
+    /// [`xq_protocol::ErrorCode::TooManyRooms`].
+    pub max_rooms_per_connection: u32,
+    /// How long a room may have no player connected before it is closed, whatever the grace
+    /// period: the bound on what a deserted room costs.
+    pub idle_room: Duration,
+    /// How long a created room waits for its second player before it is closed (its creator
+    /// is then disconnected with [`xq_protocol::DisconnectReason::NotFound`]).
+    pub waiting_room: Duration,
     /// The relay's name and version, sent in every welcome (for clients' logs).
     pub server_name: String,
 }
@@ -23,6 +47,11 @@ impl Default for Config {
         Self {
             grace: Duration::from_secs(60),
             malformed_limit: 3,
+            rate_limit: RateLimit::default(),
+            max_frame_size: 4 * 1024,
+            max_rooms_per_connection: 8,
+            idle_room: Duration::from_secs(10 * 60),
+            waiting_room: Duration::from_secs(30 * 60),
             server_name: format!("xq-server {}", env!("CARGO_PKG_VERSION")),
         }
     }

@@ -5,6 +5,9 @@ use std::fmt;
 use xq_protocol::RoomCode;
 use xq_session::{Seat, Timestamp};
 
+use crate::RateLimit;
+use crate::limits::TokenBucket;
+
 /// A connection's id, chosen by the driver and unique while the connection lives. The core
 /// knows nothing else about a connection: it reads frames tagged with the id and writes
 /// [`crate::Output`]s addressed to it.
@@ -28,6 +31,12 @@ pub(crate) struct Conn {
     pub(crate) malformed: u32,
     /// Where the client is.
     pub(crate) place: Place,
+    /// Its frames' budget, against [`crate::Config::rate_limit`].
+    pub(crate) bucket: TokenBucket,
+    /// The open rooms it created, against [`crate::Config::max_rooms_per_connection`].
+    pub(crate) rooms_open: u32,
+    /// The transport it came by, for the metrics.
+    pub(crate) transport: Box<str>,
 }
 
 /// Where a client stands: each connection is in at most one room, in one role.
@@ -52,12 +61,15 @@ pub(crate) enum Place {
 }
 
 impl Conn {
-    pub(crate) const fn new(since: Timestamp) -> Self {
+    pub(crate) fn new(since: Timestamp, transport: &str, rate_limit: RateLimit) -> Self {
         Self {
             since,
             greeted: false,
             malformed: 0,
             place: Place::Lobby,
+            bucket: TokenBucket::full(since, rate_limit),
+            rooms_open: 0,
+            transport: transport.into(),
         }
     }
 }

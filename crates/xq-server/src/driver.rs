@@ -21,8 +21,10 @@ use xq_session::Timestamp;
 use xq_store::StoreError;
 use xq_transport::{Connection, Listener, TransportError};
 
+use crate::admission::Admission;
 use crate::committer::Committer;
 use crate::gate::Gate;
+use crate::metrics::{LatencyHistogram, ServerMetrics};
 use crate::{ConnId, Output, Relay};
 
 /// Inputs waiting for the core, beyond which readers wait (back-pressure on the transports).
@@ -64,18 +66,35 @@ pub(crate) struct Driver {
     committer: Option<Committer>,
     /// The outputs waiting for commits (unused without storage).
     gate: Gate,
+    /// The connection caps.
+    admission: Admission,
+    /// Requests for [`ServerMetrics`].
+    metrics: mpsc::Receiver<oneshot::Sender<ServerMetrics>>,
+    refused_connections: u64,
+    slow_consumers: u64,
+    commits: LatencyHistogram,
+}
+
+/// What a [`Driver`] is built with, besides the core.
+pub(crate) struct DriverSettings {
+    pub(crate) listeners: Vec<(Arc<dyn Listener>, Arc<str>)>,
+    pub(crate) queue_frames: usize,
+    pub(crate) committer: Option<Committer>,
+    pub(crate) admission: Admission,
+    pub(crate) metrics: mpsc::Receiver<oneshot::Sender<ServerMetrics>>,
 }
 
 impl Driver {
     /// Starts accepting on every listener; the caller then runs [`Driver::run`]. The core's
     /// clock counts from `origin`.
-    pub(crate) fn new(
-        relay: Relay,
-        origin: Instant,
-        listeners: Vec<(Arc<dyn Listener>, Arc<str>)>,
-        queue_frames: usize,
-        committer: Option<Committer>,
-    ) -> Self {
+    pub(crate) fn new(relay: Relay, origin: Instant, settings: DriverSettings) -> Self {
+        let DriverSettings {
+            listeners,
+            queue_frames,
+            committer,
+            admission,
+            metrics,
+        } = settings;
         let (inputs_tx, inputs) = mpsc::channel(INPUT_QUEUE);
         let (writers_alive, writers_done) = mpsc::channel(1);
         let acceptors = listeners
@@ -106,6 +125,11 @@ impl Driver {
             next_id: 0,
             committer,
             gate: Gate::default(),
+            admission,
+            metrics,
+            refused_connections: 0,
+            slow_consumers: 0,
+            commits: LatencyHistogram::default(),
         }
     }
 
@@ -126,9 +150,16 @@ impl Driver {
                 biased;
                 _ = &mut stop => break,
                 result = commit_done(&mut self.committer), if in_flight => match result {
-                    Ok(()) => self.committed(),
+                    Ok(elapsed) => {
+                        self.commits.record(elapsed);
+                        self.committed();
+                    }
                     Err(err) => return Err(self.fail(err)),
                 },
+                Some(reply) = self.metrics.recv() => {
+                    // A scraper that gave up waiting needs no answer.
+                    let _ = reply.send(self.metrics());
+                }
                 input = self.inputs.recv() => {
                     // The driver holds a sender itself, so the channel never ends.
                     let Some(input) = input else { break };
@@ -160,13 +191,22 @@ impl Driver {
                 let (tx, rx) = mpsc::channel(self.queue_frames);
                 self.writers.insert(id, tx);
                 tokio::spawn(write(Arc::clone(&conn), rx, self.writers_alive.clone()));
-                tokio::spawn(read(id, conn, self.inputs_tx.clone()));
-                self.relay.handle_connect(now, id, &transport);
+                match self.admission.admit(id, &conn.peer()) {
+                    Ok(()) => {
+                        tokio::spawn(read(id, conn, self.inputs_tx.clone()));
+                        self.relay.handle_connect(now, id, &transport);
+                    }
+                    Err(why) => {
+                        tracing::info!(conn = %id, peer = %conn.peer(), why, "refused");
+                        self.refused_connections += 1;
+                        self.relay.refuse_connect(id, why);
+                    }
+                }
             }
             Input::Frame(id, frame) => self.relay.handle_frame(now, id, &frame),
             Input::Ended(id) => {
                 // A connection the core closed itself is already forgotten.
-                if self.writers.remove(&id).is_some() {
+                if self.let_go(id) {
                     self.relay.handle_disconnect(now, id);
                 }
             }
@@ -221,17 +261,35 @@ impl Driver {
                     // is cut off, and the rest of the relay goes on. The core's answer is
                     // taken by the next flush.
                     tracing::warn!(conn = %to, "outgoing queue full: disconnecting");
-                    self.writers.remove(&to);
+                    self.slow_consumers += 1;
+                    self.let_go(to);
                     let now = self.now();
                     self.relay.handle_disconnect(now, to);
                 }
             }
             Output::Close { conn, reason } => {
                 tracing::debug!(%conn, ?reason, "closing");
-                self.writers.remove(&conn);
+                self.let_go(conn);
             }
             // Changes never get here: `flush` gives them to the gate or skips them.
             Output::Persist(_) => {}
+        }
+    }
+
+    /// Drops `conn`'s queue (its writer then closes it after the frames already queued) and
+    /// frees its place under the caps; `false` if it was let go already.
+    fn let_go(&mut self, conn: ConnId) -> bool {
+        self.admission.release(conn);
+        self.writers.remove(&conn).is_some()
+    }
+
+    /// The relay's counters and the driver's.
+    fn metrics(&self) -> ServerMetrics {
+        ServerMetrics {
+            relay: self.relay.metrics(),
+            refused_connections: self.refused_connections,
+            slow_consumers: self.slow_consumers,
+            commits: self.commits.clone(),
         }
     }
 
@@ -265,8 +323,9 @@ impl Driver {
             if !self.gate.is_in_flight() {
                 break;
             }
-            if let Err(err) = commit_done(&mut self.committer).await {
-                return Err(self.fail(err));
+            match commit_done(&mut self.committer).await {
+                Ok(elapsed) => self.commits.record(elapsed),
+                Err(err) => return Err(self.fail(err)),
             }
             self.committed();
         }
@@ -297,7 +356,7 @@ impl Driver {
 
 /// Waits for the storage thread's verdict on the batch in flight (forever without storage,
 /// where no batch is ever in flight).
-async fn commit_done(committer: &mut Option<Committer>) -> Result<(), StoreError> {
+async fn commit_done(committer: &mut Option<Committer>) -> Result<Duration, StoreError> {
     match committer {
         Some(committer) => committer.done().await,
         None => std::future::pending().await,

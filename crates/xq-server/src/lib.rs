@@ -37,6 +37,20 @@
 //! relay stops serving rather than send what it could not commit. Without storage the
 //! changes are skipped.
 //!
+//! # Abuse limits
+//!
+//! One client cannot knock the relay over. The core decides what is about frames and rooms
+//! ([`Config`]): a token bucket per connection ([`RateLimit`]), a frame size checked before
+//! decoding, a cap on the rooms one connection opens, and rooms that expire when idle or when
+//! nobody joins. The driver decides what is about sockets ([`Builder`]): caps on connections
+//! in total and per source address, and a bounded queue per connection that cuts off a client
+//! that does not read. Each limit hits the offender alone.
+//!
+//! # Metrics
+//!
+//! The core counts as it decides ([`Relay::metrics`]); [`Server::metrics`] reads those
+//! counters and the driver's ([`ServerMetrics`]) from the running relay.
+//!
 //! # Examples
 //!
 //! A relay on an in-process listener and a client that says hello; integration tests start
@@ -74,12 +88,15 @@
 
 #![warn(missing_docs)]
 
+mod admission;
 mod committer;
 mod config;
 mod conn;
 mod deadlines;
 mod driver;
 mod gate;
+mod limits;
+mod metrics;
 mod output;
 mod quick;
 mod relay;
@@ -89,6 +106,8 @@ mod server;
 
 pub use config::Config;
 pub use conn::ConnId;
+pub use limits::RateLimit;
+pub use metrics::{LatencyHistogram, MetricsHandle, RelayMetrics, ServerMetrics};
 pub use output::Output;
 pub use relay::{Relay, RestoreError};
 pub use server::{Builder, Server, StartError};

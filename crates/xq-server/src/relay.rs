@@ -9,12 +9,12 @@ use xq_protocol::{
     ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions,
     SeatChoice, ServerMsg,
 };
-use xq_rules::Color;
 use xq_session::{Command, Match, RebuildError, Seat, Timestamp};
 use xq_store::{OpenRoom, Persist};
 
 use crate::conn::{Conn, Place};
 use crate::deadlines::Deadlines;
+use crate::metrics::RelayMetrics;
 use crate::output::{Outbox, Output};
 use crate::quick::QuickQueue;
 use crate::room::Room;
@@ -74,6 +74,7 @@ pub struct Relay {
     deadlines: Deadlines,
     outbox: Outbox,
     shutting_down: bool,
+    metrics: RelayMetrics,
 }
 
 impl Relay {
@@ -91,6 +92,7 @@ impl Relay {
             deadlines: Deadlines::default(),
             outbox: Outbox::default(),
             shutting_down: false,
+            metrics: RelayMetrics::default(),
         }
     }
 
@@ -141,13 +143,47 @@ impl Relay {
             return;
         }
         tracing::debug!(%conn, transport, "connected");
-        self.conns.insert(conn, Conn::new(now));
+        self.metrics.connected(transport);
+        let state = Conn::new(now, transport, self.config.rate_limit);
+        self.conns.insert(conn, state);
+    }
+
+    /// Turns connection `conn` away before it is served, telling it `message`: the driver's
+    /// connection caps are full ([`DisconnectReason::RoomFull`]: the relay has no place left).
+    pub fn refuse_connect(&mut self, conn: ConnId, message: &str) {
+        self.outbox
+            .disconnect(conn, DisconnectReason::RoomFull, message);
     }
 
     /// A whole frame arrived on `conn`. Frames for unknown (or already closed) connections are
     /// ignored.
+    ///
+    /// Before anything is decoded, the frame's size is checked against
+    /// [`Config::max_frame_size`] and the connection's rate against [`Config::rate_limit`]:
+    /// either failing disconnects it, and nobody else notices.
     pub fn handle_frame(&mut self, now: Timestamp, conn: ConnId, frame: &[u8]) {
         if !self.conns.contains_key(&conn) {
+            return;
+        }
+        if frame.len() > self.config.max_frame_size {
+            self.metrics.oversized_frames += 1;
+            let message = format!(
+                "a frame of {} bytes exceeds the limit of {}",
+                frame.len(),
+                self.config.max_frame_size
+            );
+            self.close(now, conn, DisconnectReason::Malformed, &message);
+            return;
+        }
+        let within_rate = self
+            .conns
+            .get_mut(&conn)
+            .is_some_and(|state| state.bucket.take(now, self.config.rate_limit));
+        if !within_rate {
+            tracing::info!(%conn, "rate limit exceeded");
+            self.metrics.rate_limited += 1;
+            let message = "frames sent faster than the relay serves them";
+            self.close(now, conn, DisconnectReason::RateLimited, message);
             return;
         }
         match codec::decode::<ClientMsg>(frame) {
@@ -157,11 +193,7 @@ impl Relay {
                     self.refuse(conn, code, describe(code));
                 }
             }
-            Err(DecodeError::Version { found }) => {
-                let message =
-                    format!("this relay speaks protocol version {PROTOCOL_VERSION}, not {found}");
-                self.close(now, conn, DisconnectReason::VersionMismatch, &message);
-            }
+            Err(DecodeError::Version { found }) => self.version_mismatch(now, conn, found),
             Err(err) => self.malformed(now, conn, &err),
         }
     }
@@ -187,6 +219,10 @@ impl Relay {
                 }
             }
             if room.is_deserted() {
+                self.close_room(now, code);
+            } else if room.is_expired(now, &self.config) {
+                tracing::info!(room = %code, "room expired");
+                self.metrics.rooms_expired += 1;
                 self.close_room(now, code);
             } else {
                 self.rearm(code);
@@ -216,7 +252,8 @@ impl Relay {
                 self.deadlines.rearm(room.code, &mut room.armed, None);
             }
         }
-        for (conn, _) in self.conns.drain() {
+        for (conn, state) in self.conns.drain() {
+            self.metrics.disconnected(&state.transport);
             self.outbox
                 .disconnect(conn, DisconnectReason::ShuttingDown, SHUTTING_DOWN);
         }
@@ -253,6 +290,15 @@ impl Relay {
         self.conns.len()
     }
 
+    /// The relay's counters now.
+    #[must_use]
+    pub fn metrics(&self) -> RelayMetrics {
+        RelayMetrics {
+            rooms: self.rooms.len() as u64,
+            ..self.metrics.clone()
+        }
+    }
+
     fn dispatch(&mut self, now: Timestamp, conn: ConnId, msg: ClientMsg) -> Result<(), ErrorCode> {
         let greeted = self.conns.get(&conn).is_some_and(|state| state.greeted);
         match msg {
@@ -261,7 +307,10 @@ impl Relay {
                 client,
                 resume,
             } if !greeted => self.hello(now, conn, version, &client, resume),
-            _ if !greeted => Err(ErrorCode::HelloExpected),
+            _ if !greeted => {
+                self.metrics.malformed_hellos += 1;
+                Err(ErrorCode::HelloExpected)
+            }
             ClientMsg::Hello { .. } => Err(ErrorCode::HelloExpected),
             ClientMsg::CreateRoom(options) => self.create_room(now, conn, options),
             ClientMsg::JoinRoom { code } => self.join_room(now, conn, code),
@@ -288,9 +337,7 @@ impl Relay {
         resume: Option<ResumeToken>,
     ) -> Result<(), ErrorCode> {
         if version != PROTOCOL_VERSION {
-            let message =
-                format!("this relay speaks protocol version {PROTOCOL_VERSION}, not {version}");
-            self.close(now, conn, DisconnectReason::VersionMismatch, &message);
+            self.version_mismatch(now, conn, version);
             return Ok(());
         }
         if let Some(state) = self.conns.get_mut(&conn) {
@@ -336,6 +383,7 @@ impl Relay {
             room.broadcast_except(&mut self.outbox, conn, &back);
         }
         tracing::info!(room = %code, %conn, ?seat, "seat resumed");
+        self.metrics.resumes += 1;
         self.set_place(conn, Place::Player { code, seat });
         if let Some(old) = replaced {
             // The player never left, as far as the room knows: the old connection goes quietly.
@@ -354,16 +402,23 @@ impl Relay {
         options: RoomOptions,
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
+        let state = self.conns.get_mut(&conn).ok_or(ErrorCode::NotInRoom)?;
+        if state.rooms_open >= self.config.max_rooms_per_connection {
+            return Err(ErrorCode::TooManyRooms);
+        }
+        state.rooms_open += 1;
         let red = match options.seat {
             SeatChoice::Red => Seat::First,
             SeatChoice::Black => Seat::Second,
             SeatChoice::Random => self.draw_seat(),
         };
-        let code = self.open_room(options, red);
+        let code = self.open_room(now, options, red);
         self.seat_player(code, Seat::First, conn);
-        if let Some(room) = self.rooms.get(&code) {
+        if let Some(room) = self.rooms.get_mut(&code) {
+            room.creator = Some(conn);
             room.send_snapshot(now, &mut self.outbox, conn);
         }
+        self.rearm(code);
         Ok(())
     }
 
@@ -395,7 +450,7 @@ impl Relay {
             ..options
         };
         let red = self.draw_seat();
-        let code = self.open_room(options, red);
+        let code = self.open_room(now, options, red);
         self.seat_player(code, Seat::First, first);
         self.seat_player(code, Seat::Second, conn);
         self.begin(now, code);
@@ -420,13 +475,16 @@ impl Relay {
 
     fn command(&mut self, now: Timestamp, conn: ConnId, command: Command) -> Result<(), ErrorCode> {
         let (code, seat) = self.player(conn)?;
-        let by = player_color(command).ok_or(ErrorCode::ReservedCommand)?;
+        let by = command.player().ok_or(ErrorCode::ReservedCommand)?;
         let room = self.rooms.get_mut(&code).ok_or(ErrorCode::NotInRoom)?;
         if by != room.color_of(seat) {
             return Err(ErrorCode::NotYourSeat);
         }
         let game = room.game.as_mut().ok_or(ErrorCode::NoOpponentYet)?;
         let result = game.handle(now, command);
+        if result.is_ok() && matches!(command, Command::Play { .. }) {
+            self.metrics.moves_accepted += 1;
+        }
         // Even a refused command may let time catch up (a flag that fell before it arrived).
         room.flush(&mut self.outbox);
         self.rearm(code);
@@ -452,7 +510,7 @@ impl Relay {
     }
 
     /// Opens a room with a fresh code and fresh tokens; nobody sits in it yet.
-    fn open_room(&mut self, options: RoomOptions, red: Seat) -> RoomCode {
+    fn open_room(&mut self, now: Timestamp, options: RoomOptions, red: Seat) -> RoomCode {
         let code = loop {
             let code = RoomCode::from_u64(self.rng.next_u64());
             if !self.rooms.contains_key(&code) {
@@ -464,7 +522,7 @@ impl Relay {
             second: self.draw_token(),
         };
         self.rooms
-            .insert(code, Room::new(code, options, red, tokens));
+            .insert(code, Room::new(code, options, red, tokens, now));
         tracing::info!(room = %code, "room opened");
         code
     }
@@ -524,7 +582,8 @@ impl Relay {
         }
     }
 
-    /// Closes a room nobody holds a seat in; its spectators are sent away.
+    /// Closes a room that is deserted or expired: its seats' tokens are void, and whoever is
+    /// still in it (spectators, a player waiting in an expired room) is sent away.
     fn close_room(&mut self, now: Timestamp, code: RoomCode) {
         let Some(mut room) = self.rooms.remove(&code) else {
             return;
@@ -533,16 +592,26 @@ impl Relay {
         for seat in SEATS {
             self.tokens.remove(&room.tokens[seat]);
         }
+        if let Some(state) = room
+            .creator
+            .and_then(|creator| self.conns.get_mut(&creator))
+        {
+            state.rooms_open = state.rooms_open.saturating_sub(1);
+        }
         self.outbox.persist(Persist::RoomClosed { code });
         tracing::info!(room = %code, "room closed");
-        for spectator in room.spectators {
-            self.close(
-                now,
-                spectator,
-                DisconnectReason::NotFound,
-                "the room closed",
-            );
+        let players = SEATS.iter().filter_map(|&seat| room.seats[seat].conn());
+        for conn in players.chain(room.spectators).collect::<Vec<_>>() {
+            // Out of the room first, so that closing the connection leaves no seat behind.
+            self.set_place(conn, Place::Lobby);
+            self.close(now, conn, DisconnectReason::NotFound, "the room closed");
         }
+    }
+
+    fn version_mismatch(&mut self, now: Timestamp, conn: ConnId, found: u8) {
+        self.metrics.version_mismatches += 1;
+        let message = format!("this relay speaks protocol version {PROTOCOL_VERSION}, not {found}");
+        self.close(now, conn, DisconnectReason::VersionMismatch, &message);
     }
 
     fn malformed(&mut self, now: Timestamp, conn: ConnId, err: &DecodeError) {
@@ -550,6 +619,9 @@ impl Relay {
             return;
         };
         state.malformed += 1;
+        if !state.greeted {
+            self.metrics.malformed_hellos += 1;
+        }
         tracing::debug!(%conn, %err, count = state.malformed, "malformed frame");
         if state.malformed >= self.config.malformed_limit {
             let message = "too many frames that do not decode";
@@ -561,6 +633,7 @@ impl Relay {
 
     fn refuse(&mut self, conn: ConnId, code: ErrorCode, message: String) {
         tracing::debug!(%conn, ?code, "refused");
+        self.metrics.rejected(code);
         self.outbox.send(conn, &ServerMsg::Error { code, message });
     }
 
@@ -574,6 +647,7 @@ impl Relay {
         if let Some(state) = self.conns.remove(&conn) {
             let secs = now.saturating_duration_since(state.since).as_secs();
             tracing::debug!(%conn, secs, "disconnected");
+            self.metrics.disconnected(&state.transport);
             self.detach(now, conn, state.place);
         }
     }
@@ -581,7 +655,7 @@ impl Relay {
     /// Moves room `code`'s entry in the deadlines to what the room now waits for.
     fn rearm(&mut self, code: RoomCode) {
         if let Some(room) = self.rooms.get_mut(&code) {
-            let next = room.deadline(self.config.grace);
+            let next = room.deadline(&self.config);
             self.deadlines.rearm(code, &mut room.armed, next);
         }
     }
@@ -645,21 +719,6 @@ pub enum RestoreError {
     /// A room with this code is open already.
     #[error("room {0} is open already")]
     AlreadyOpen(RoomCode),
-}
-
-/// The colour a player command speaks for; `None` for the commands only the relay issues.
-fn player_color(command: Command) -> Option<Color> {
-    match command {
-        Command::Play { by, .. }
-        | Command::RequestUndo { by }
-        | Command::WithdrawUndo { by }
-        | Command::AnswerUndo { by, .. }
-        | Command::OfferDraw { by }
-        | Command::WithdrawDraw { by }
-        | Command::AnswerDraw { by, .. }
-        | Command::Resign { by } => Some(by),
-        Command::Abandon { .. } | Command::PauseClocks | Command::ResumeClocks => None,
-    }
 }
 
 /// A refusal in words, for people.

@@ -10,9 +10,9 @@ use xq_session::{
 
 use xq_store::{OpenRoom, Persist};
 
-use crate::ConnId;
 use crate::output::Outbox;
 use crate::seat::{SEATS, SeatState, Seats};
+use crate::{Config, ConnId};
 
 /// One room. [`Seat::First`] is its creator (or the first quick-match player); the match is
 /// `None` until the second seat is taken.
@@ -40,6 +40,11 @@ pub(crate) struct Room {
     rematch: Option<Seat>,
     /// The deadline this room has in [`crate::deadlines::Deadlines`].
     pub(crate) armed: Option<Timestamp>,
+    /// When it opened (or was restored), for [`Config::waiting_room`].
+    opened: Timestamp,
+    /// The connection that created it, whose [`Config::max_rooms_per_connection`] it counts
+    /// against while both are open (`None` for quick-match and restored rooms).
+    pub(crate) creator: Option<ConnId>,
 }
 
 impl Room {
@@ -48,6 +53,7 @@ impl Room {
         options: RoomOptions,
         red: Seat,
         tokens: Seats<ResumeToken>,
+        now: Timestamp,
     ) -> Self {
         Self {
             code,
@@ -62,6 +68,8 @@ impl Room {
             archived: false,
             rematch: None,
             armed: None,
+            opened: now,
+            creator: None,
         }
     }
 
@@ -77,7 +85,7 @@ impl Room {
             first: stored.first_token,
             second: stored.second_token,
         };
-        let mut room = Self::new(stored.code, stored.options, stored.red, tokens);
+        let mut room = Self::new(stored.code, stored.options, stored.red, tokens, now);
         let journal = Journal {
             config: room.config(),
             red: stored.red,
@@ -238,15 +246,41 @@ impl Room {
         self.flush(outbox);
     }
 
-    /// When this room next needs [`Room::handle_timeout`].
-    pub(crate) fn deadline(&self, grace: Duration) -> Option<Timestamp> {
+    /// When this room next needs [`Room::handle_timeout`] (or closes as expired).
+    pub(crate) fn deadline(&self, config: &Config) -> Option<Timestamp> {
         let flag = self.game.as_ref().and_then(Match::poll_timeout);
         let grace_over = SEATS
             .iter()
             .filter_map(|&seat| self.seats[seat].away_since())
-            .map(|since| since + grace)
+            .map(|since| since + config.grace)
             .min();
-        flag.into_iter().chain(grace_over).min()
+        flag.into_iter()
+            .chain(grace_over)
+            .chain(self.expiry(config))
+            .min()
+    }
+
+    /// Whether the room has outlived [`Config::idle_room`] or [`Config::waiting_room`] by
+    /// `now`, so it is closed whoever still holds a seat.
+    pub(crate) fn is_expired(&self, now: Timestamp, config: &Config) -> bool {
+        self.expiry(config).is_some_and(|at| at <= now)
+    }
+
+    /// When the room expires, if nothing changes: a room waiting for its second player
+    /// [`Config::waiting_room`] after it opened, a room with no player connected
+    /// [`Config::idle_room`] after the last one went.
+    fn expiry(&self, config: &Config) -> Option<Timestamp> {
+        if self.game.is_none() && !self.seats.second.is_taken() {
+            return Some(self.opened + config.waiting_room);
+        }
+        if SEATS.iter().any(|&seat| self.seats[seat].conn().is_some()) {
+            return None;
+        }
+        SEATS
+            .iter()
+            .filter_map(|&seat| self.seats[seat].away_since())
+            .max()
+            .map(|since| since + config.idle_room)
     }
 
     /// Whether nobody holds a seat any more, so the room can go.

@@ -6,16 +6,17 @@ use std::time::Duration;
 
 use rand::TryRng;
 use rand::rngs::SysRng;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use xq_session::Timestamp;
 use xq_store::{OpenRoom, Storage, StoreError};
 use xq_transport::{Listener, Options, TransportError};
 
+use crate::admission::Admission;
 use crate::committer::Committer;
-use crate::driver::{Driver, transport_label};
-use crate::{Config, Relay};
+use crate::driver::{Driver, DriverSettings, transport_label};
+use crate::{Config, MetricsHandle, Relay};
 
 /// A running relay: it serves every listener it was built with until it is shut down.
 ///
@@ -28,6 +29,7 @@ use crate::{Config, Relay};
 #[derive(Debug)]
 pub struct Server {
     urls: Vec<String>,
+    metrics: MetricsHandle,
     stop: oneshot::Sender<()>,
     task: JoinHandle<Result<(), StoreError>>,
 }
@@ -40,6 +42,8 @@ pub struct Builder {
     config: Config,
     transport: Options,
     queue_frames: usize,
+    max_connections: usize,
+    max_connections_per_address: usize,
     seed: Option<[u8; 32]>,
     storage: Option<Box<dyn Storage>>,
 }
@@ -80,6 +84,8 @@ impl Server {
             config: Config::default(),
             transport: Options::default(),
             queue_frames: 1024,
+            max_connections: 10_000,
+            max_connections_per_address: 64,
             seed: None,
             storage: None,
         }
@@ -90,6 +96,12 @@ impl Server {
     #[must_use]
     pub fn local_urls(&self) -> &[String] {
         &self.urls
+    }
+
+    /// A handle that reads the relay's counters while it serves (for a metrics endpoint).
+    #[must_use]
+    pub fn metrics(&self) -> MetricsHandle {
+        self.metrics.clone()
     }
 
     /// Serves until `signal` completes (SIGINT, a test's trigger…), then shuts down as
@@ -159,6 +171,23 @@ impl Builder {
     #[must_use]
     pub fn queue_frames(mut self, frames: usize) -> Self {
         self.queue_frames = frames;
+        self
+    }
+
+    /// Sets how many connections the relay holds at once (default 10 000); more are turned
+    /// away at accept with [`xq_protocol::DisconnectReason::RoomFull`].
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+
+    /// Sets how many connections one source address (IP, whatever the port) may hold at once
+    /// (default 64, room for a household or an office behind one NAT); more are turned away at
+    /// accept with [`xq_protocol::DisconnectReason::RoomFull`].
+    #[must_use]
+    pub fn max_connections_per_address(mut self, connections: usize) -> Self {
+        self.max_connections_per_address = connections;
         self
     }
 
@@ -250,10 +279,23 @@ impl Builder {
             }
             None => None,
         };
-        let driver = Driver::new(relay, origin, listeners, self.queue_frames, committer);
+        let (requests, metrics) = mpsc::channel(8);
+        let settings = DriverSettings {
+            listeners,
+            queue_frames: self.queue_frames,
+            committer,
+            admission: Admission::new(self.max_connections, self.max_connections_per_address),
+            metrics,
+        };
+        let driver = Driver::new(relay, origin, settings);
         let (stop, stopped) = oneshot::channel();
         let task = tokio::spawn(driver.run(stopped));
-        Ok(Server { urls, stop, task })
+        Ok(Server {
+            urls,
+            metrics: MetricsHandle { requests },
+            stop,
+            task,
+        })
     }
 }
 

@@ -942,3 +942,158 @@ fn shutdown_pauses_clocks_and_says_goodbye_to_everyone() {
         }]
     ));
 }
+
+/// Two players in a running game, and a check that they play on: `red` moves and `black`
+/// sees it.
+fn plays_on(h: &mut Harness, red: Player, black: Player, iccs: &str) {
+    h.play(red, iccs);
+    let seen = events(&h.take(black.conn));
+    assert!(
+        matches!(seen[..], [(_, Event::MovePlayed { .. })]),
+        "{seen:?}"
+    );
+    h.take(red.conn);
+}
+
+#[test]
+fn a_flooding_connection_is_rate_limited_and_the_others_play_on() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    let (flooder, victim) = h.pair(RoomOptions::default());
+    // The flooder has said hello and created its room: the rest of its burst is pings.
+    let pings = u64::from(Config::default().rate_limit.burst) - 2;
+    for nonce in 0..pings {
+        h.send(flooder.conn, ClientMsg::Ping { nonce });
+    }
+    let pongs = h.take(flooder.conn);
+    assert!(
+        pongs
+            .iter()
+            .all(|msg| matches!(msg, ServerMsg::Pong { .. }))
+    );
+    assert_eq!(pongs.len() as u64, pings);
+    plays_on(&mut h, red, black, "h2e2");
+    // One frame more within the same instant is over the limit.
+    h.send(flooder.conn, ClientMsg::Ping { nonce: 0 });
+    assert!(matches!(
+        h.take(flooder.conn)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::RateLimited,
+            ..
+        }]
+    ));
+    assert_eq!(h.closed, [(flooder.conn, DisconnectReason::RateLimited)]);
+    assert!(matches!(
+        h.take(victim.conn)[..],
+        [ServerMsg::Presence { .. }]
+    ));
+    assert_eq!(h.relay.metrics().rate_limited, 1);
+    // The bucket refills with time: steady play never comes near the limit.
+    plays_on(&mut h, black, red, "h9g7");
+    for (mover, other, iccs) in [(red, black, "h0g2"), (black, red, "i9h9")] {
+        h.advance(50);
+        plays_on(&mut h, mover, other, iccs);
+    }
+}
+
+#[test]
+fn a_connection_may_not_open_rooms_without_end() {
+    let mut h = Harness::with_config(Config {
+        grace: GRACE,
+        max_rooms_per_connection: 2,
+        ..Config::default()
+    });
+    let (red, black) = h.pair(RoomOptions::default());
+    let hoarder = h.client();
+    for _ in 0..2 {
+        h.send(hoarder, ClientMsg::CreateRoom(RoomOptions::default()));
+        h.take(hoarder);
+        h.send(hoarder, ClientMsg::Leave);
+        h.take(hoarder);
+    }
+    h.send(hoarder, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(h.error(hoarder), ErrorCode::TooManyRooms);
+    assert_eq!(h.relay.room_count(), 3);
+    // Everyone else is served as before.
+    h.create(RoomOptions::default());
+    plays_on(&mut h, red, black, "h2e2");
+    // Once its rooms are gone, the connection may open another.
+    h.advance(GRACE.as_millis() as u64);
+    h.send(hoarder, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert!(matches!(h.take(hoarder)[..], [ServerMsg::Joined { .. }, _]));
+}
+
+#[test]
+fn an_oversized_frame_disconnects_its_sender_before_decoding() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    let (big, other) = h.pair(RoomOptions::default());
+    let limit = Config::default().max_frame_size;
+    // A valid hello padded past the limit: it is never decoded.
+    let hello = ClientMsg::Hello {
+        version: PROTOCOL_VERSION,
+        client: "x".repeat(limit),
+        resume: None,
+    };
+    h.send(big.conn, hello);
+    assert!(matches!(
+        h.take(big.conn)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::Malformed,
+            ..
+        }]
+    ));
+    assert_eq!(h.closed, [(big.conn, DisconnectReason::Malformed)]);
+    assert!(matches!(
+        h.take(other.conn)[..],
+        [ServerMsg::Presence { .. }]
+    ));
+    assert_eq!(h.relay.metrics().oversized_frames, 1);
+    plays_on(&mut h, red, black, "h2e2");
+}
+
+#[test]
+fn waiting_and_idle_rooms_expire() {
+    let minute = Duration::from_secs(60);
+    let mut h = Harness::with_config(Config {
+        grace: 60 * minute,
+        waiting_room: 10 * minute,
+        idle_room: 2 * minute,
+        ..Config::default()
+    });
+    let (red, black) = h.pair(RoomOptions::default());
+    let waiting = h.create(RoomOptions::default());
+    let (gone, away) = h.pair(RoomOptions::default());
+    h.disconnect(gone.conn);
+    h.disconnect(away.conn);
+    assert_eq!(h.relay.room_count(), 3);
+    // Nobody is connected to the abandoned room: it goes after the idle bound, well within
+    // the grace period, and its tokens with it.
+    h.advance(2 * 60_000);
+    assert_eq!(h.relay.room_count(), 2);
+    let resumer = h.raw();
+    h.send(resumer, hello(Some(gone.token)));
+    assert!(matches!(
+        h.take(resumer)[..],
+        [
+            ServerMsg::Welcome { .. },
+            ServerMsg::Error {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        ]
+    ));
+    // Nobody joins the waiting room: it expires, and its creator is told.
+    h.advance(8 * 60_000);
+    assert_eq!(h.relay.room_count(), 1);
+    assert!(matches!(
+        h.take(waiting.conn)[..],
+        [ServerMsg::Disconnect {
+            reason: DisconnectReason::NotFound,
+            ..
+        }]
+    ));
+    assert_eq!(h.relay.metrics().rooms_expired, 2);
+    // The game with its players connected is untouched.
+    plays_on(&mut h, red, black, "h2e2");
+}

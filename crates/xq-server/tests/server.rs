@@ -344,3 +344,82 @@ fn a_listener_that_cannot_open_is_reported() {
         assert!(Server::builder().start().await.is_err());
     });
 }
+
+#[test]
+fn a_client_that_does_not_read_is_cut_off_and_the_others_play_on() {
+    within(async {
+        let options = Options::default();
+        let config = xq_server::Config {
+            rate_limit: xq_server::RateLimit {
+                burst: 100_000,
+                per_second: 100_000,
+            },
+            ..xq_server::Config::default()
+        };
+        let server = Server::builder()
+            .listen(mem_url())
+            .config(config)
+            .queue_frames(4)
+            .start()
+            .await
+            .expect("server starts");
+        let url = server.local_urls()[0].clone();
+        let deaf = Client::hello(&url, &options, None).await;
+        // Far more answers than the transport and the relay's queue for it hold together; the
+        // relay may have cut it off before the last is sent.
+        for nonce in 0..3000 {
+            let frame = codec::to_frame(&ClientMsg::Ping { nonce }).expect("pings encode");
+            if deaf.0.send(frame).await.is_err() {
+                break;
+            }
+        }
+        short_game(&url, &url, &options).await;
+        let metrics = server.metrics().snapshot().await.expect("the relay runs");
+        assert_eq!(metrics.slow_consumers, 1);
+        // What was queued is delivered, then the connection ends, short of the answers.
+        let mut pongs = 0;
+        loop {
+            match deaf.0.recv().await {
+                Ok(_) => pongs += 1,
+                Err(TransportError::Closed | TransportError::ConnectionLost) => break,
+                Err(err) => panic!("unexpected {err}"),
+            }
+        }
+        assert!(pongs < 3000, "{pongs} answers");
+        server.shutdown().await;
+    });
+}
+
+#[test]
+fn connections_over_the_caps_are_turned_away_at_accept() {
+    within(async {
+        let options = Options::default();
+        // Every mem connection comes from one address.
+        let server = Server::builder()
+            .listen(mem_url())
+            .max_connections_per_address(3)
+            .start()
+            .await
+            .expect("server starts");
+        let url = server.local_urls()[0].clone();
+        let _third = Client::hello(&url, &options, None).await;
+        let red = Client::hello(&url, &options, None).await;
+        let black = Client::hello(&url, &options, None).await;
+        let (code, _) = red.create().await;
+        black.join(code).await;
+        let extra = Client::connect(&url, &options).await;
+        assert!(matches!(
+            extra.recv().await,
+            ServerMsg::Disconnect {
+                reason: DisconnectReason::RoomFull,
+                ..
+            }
+        ));
+        assert!(matches!(red.recv().await, ServerMsg::Snapshot(_)));
+        red.play(Color::Red, "h2e2").await;
+        assert!(matches!(black.event().await, (0, Event::MovePlayed { .. })));
+        let metrics = server.metrics().snapshot().await.expect("the relay runs");
+        assert_eq!(metrics.refused_connections, 1);
+        server.shutdown().await;
+    });
+}

@@ -1,0 +1,79 @@
+//! The driver's connection caps: how many connections the relay holds, in total and from one
+//! address.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
+use crate::ConnId;
+
+/// The connections admitted, by source address. A connection is admitted at accept if both
+/// caps have room, and counted until the driver lets go of it.
+#[derive(Debug)]
+pub(crate) struct Admission {
+    max_total: usize,
+    max_per_address: usize,
+    /// Each admitted connection's address (without the port: one host's many sockets count
+    /// as one source).
+    conns: HashMap<ConnId, String>,
+    by_address: HashMap<String, usize>,
+}
+
+impl Admission {
+    pub(crate) fn new(max_total: usize, max_per_address: usize) -> Self {
+        Self {
+            max_total,
+            max_per_address,
+            conns: HashMap::new(),
+            by_address: HashMap::new(),
+        }
+    }
+
+    /// Admits `conn` from `peer` (as [`xq_transport::Connection::peer`] gives it), or says
+    /// why not, for the client.
+    pub(crate) fn admit(&mut self, conn: ConnId, peer: &str) -> Result<(), &'static str> {
+        if self.conns.len() >= self.max_total {
+            return Err("the relay is full");
+        }
+        let address = peer
+            .parse::<SocketAddr>()
+            .map_or_else(|_| peer.to_string(), |addr| addr.ip().to_string());
+        let count = self.by_address.entry(address.clone()).or_default();
+        if *count >= self.max_per_address {
+            return Err("too many connections from this address");
+        }
+        *count += 1;
+        self.conns.insert(conn, address);
+        Ok(())
+    }
+
+    /// `conn` is gone (or was never admitted); its place is free.
+    pub(crate) fn release(&mut self, conn: ConnId) {
+        let Some(address) = self.conns.remove(&conn) else {
+            return;
+        };
+        if let Some(count) = self.by_address.get_mut(&address) {
+            *count -= 1;
+            if *count == 0 {
+                self.by_address.remove(&address);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_per_address_and_in_total() {
+        let mut admission = Admission::new(3, 2);
+        assert!(admission.admit(ConnId(1), "10.0.0.1:4000").is_ok());
+        assert!(admission.admit(ConnId(2), "10.0.0.1:4001").is_ok());
+        assert!(admission.admit(ConnId(3), "10.0.0.1:4002").is_err());
+        assert!(admission.admit(ConnId(4), "10.0.0.2:4000").is_ok());
+        assert!(admission.admit(ConnId(5), "10.0.0.3:4000").is_err());
+        admission.release(ConnId(1));
+        admission.release(ConnId(3));
+        assert!(admission.admit(ConnId(6), "10.0.0.1:4003").is_ok());
+    }
+}
