@@ -14,7 +14,7 @@ use tokio::time::timeout;
 
 use crate::error::{CLOSE_GRACEFUL, CLOSE_PROTOCOL};
 use crate::framing::{self, Decoder, Oversized, STREAM_HEADER};
-use crate::{ClientConfig, Error, tls};
+use crate::{ClientConfig, Error, socket, tls};
 
 /// How long [`Connection::close`] waits for the peer to acknowledge the last frames, and then for
 /// the close itself to be delivered, before giving up on a peer that does not answer.
@@ -38,7 +38,7 @@ pub async fn connect(remote: SocketAddr, config: ClientConfig) -> Result<Connect
         SocketAddr::V4(_) => SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
         SocketAddr::V6(_) => SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)),
     };
-    let endpoint = Endpoint::client(local).map_err(Error::Bind)?;
+    let endpoint = socket::endpoint(local, None).map_err(Error::Bind)?;
     let conn = endpoint
         .connect_with(quinn_config, remote, &config.server_name)?
         .await

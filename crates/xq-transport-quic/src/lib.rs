@@ -63,6 +63,7 @@ mod fingerprint;
 mod framing;
 mod identity;
 mod listener;
+mod socket;
 mod tls;
 mod verify;
 

@@ -12,7 +12,7 @@ use tokio::time::timeout;
 
 use crate::error::CLOSE_PROTOCOL;
 use crate::framing::STREAM_HEADER;
-use crate::{Connection, Error, Fingerprint, ServerConfig, tls};
+use crate::{Connection, Error, Fingerprint, ServerConfig, socket, tls};
 
 /// How many handshaken connections may wait for [`Listener::accept`] before handshakes pause.
 const ACCEPT_QUEUE: usize = 32;
@@ -44,7 +44,7 @@ impl Listener {
         let tls = tls::server(config.identity)?;
         let mut quinn_config = quinn::ServerConfig::with_crypto(Arc::new(tls));
         quinn_config.transport_config(config.transport.to_quinn(1));
-        let endpoint = Endpoint::server(quinn_config, addr).map_err(Error::Bind)?;
+        let endpoint = socket::endpoint(addr, Some(quinn_config)).map_err(Error::Bind)?;
         let local_addr = endpoint.local_addr().map_err(Error::Bind)?;
         let (sender, receiver) = mpsc::channel(ACCEPT_QUEUE);
         let handshakes = tokio::spawn(run_handshakes(

@@ -51,7 +51,9 @@ pub struct Endpoint {
     config: Arc<Config>,
     rng: StdRng,
     cookies: CookieKey,
-    links: HashMap<LinkId, Entry>,
+    /// Boxed: a hash table reserves up to twice the slots it fills, and an entry is a few
+    /// hundred bytes while a box is one pointer.
+    links: HashMap<LinkId, Box<Entry>>,
     /// `(peer address, our connection id)` to link.
     routes: HashMap<(SocketAddr, ConnectionId), LinkId>,
     /// Server links by `(client address, client connection id)`, to answer repeated `Initial`s.
@@ -308,13 +310,13 @@ impl Endpoint {
         let id = LinkId(self.next_id);
         self.next_id += 1;
         self.routes.insert((remote, link.local_cid()), id);
-        let entry = Entry {
+        let entry = Box::new(Entry {
             link,
             remote,
             initial,
             ready: false,
             armed: None,
-        };
+        });
         self.links.insert(id, entry);
         // Its first datagram (`Initial` or `Accept`) is due at once.
         self.mark_ready(id);

@@ -216,6 +216,21 @@ impl Link {
         }
     }
 
+    /// Heap bytes held by this link's queues and buffers (the shared config aside).
+    #[cfg(test)]
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let token = match &self.state {
+            State::Connecting {
+                token: Some(token), ..
+            } => token.capacity(),
+            State::Connecting { .. }
+            | State::Established { .. }
+            | State::Draining { .. }
+            | State::Closed => 0,
+        };
+        token + self.send.heap_bytes() + self.recv.heap_bytes()
+    }
+
     /// Whether [`send`](Self::send) would accept a frame of `len` bytes now.
     ///
     /// # Errors

@@ -208,6 +208,12 @@ impl SendQueue {
             self.chunks.pop_front();
             self.base += 1;
         }
+        if self.chunks.is_empty() {
+            // Everything is acknowledged, so `lost` names only acknowledged chunks. A relay
+            // holds thousands of mostly idle links: none keeps the queues of its last burst.
+            self.chunks = VecDeque::new();
+            self.lost = VecDeque::new();
+        }
         let Some(newest) = newest else {
             return AckOutcome::default();
         };
@@ -249,6 +255,20 @@ impl SendQueue {
             }
         }
         count
+    }
+
+    /// Heap bytes held by the queues and their payloads.
+    #[cfg(test)]
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let payloads: usize = self
+            .chunks
+            .iter()
+            .flatten()
+            .map(|c| c.payload.capacity())
+            .sum();
+        self.chunks.capacity() * size_of::<Option<Outgoing>>()
+            + self.lost.capacity() * size_of::<u64>()
+            + payloads
     }
 
     fn in_flight(&self) -> impl Iterator<Item = &Sent> {

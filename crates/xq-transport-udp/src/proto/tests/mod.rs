@@ -536,3 +536,39 @@ fn a_slow_reader_bounds_the_receive_buffer() {
         (0..100).map(|index| frame(index, 996)).collect::<Vec<_>>()
     );
 }
+
+/// A relay holds thousands of idle links, so an idle link must give back what a burst made
+/// it allocate; its inline size is pinned too, since endpoint maps hold it by value.
+#[test]
+fn an_idle_link_holds_no_buffers_after_a_burst() {
+    let mut pair = Pair::new(Config::default(), 15);
+    pair.connect();
+    pair.net.loss = 0.2;
+    pair.net.reorder = 0.3;
+    pair.net.jitter = Duration::from_millis(30);
+    let sizes = [300; 500];
+    let mut most = 0;
+    for from in [Side::Client, Side::Server] {
+        let (_, received) = pair.transfer(from, &sizes, Duration::from_secs(60));
+        assert_eq!(received.len(), sizes.len());
+        most = most.max(pair.link(from).heap_bytes());
+    }
+    assert!(most > 0, "the burst left something in flight");
+    pair.net.loss = 0.0;
+    // Quiet long enough for keep-alive pings to come and go; between pings, nothing is held.
+    pair.run(Duration::from_secs(7), |_| false);
+    let emptied = pair.run(Duration::from_secs(2), |pair| {
+        [Side::Client, Side::Server]
+            .into_iter()
+            .all(|side| pair.link(side).heap_bytes() == 0)
+    });
+    assert!(emptied, "buffers held while idle");
+    for side in [Side::Client, Side::Server] {
+        assert_eq!(pair.link(side).state(), LinkState::Connected);
+    }
+    assert!(
+        size_of::<Link>() <= 480,
+        "a Link is {} bytes",
+        size_of::<Link>()
+    );
+}
