@@ -7,13 +7,14 @@
 //! archive of finished games from the same database.
 
 use std::io::IsTerminal;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
-use xq_server::{Config, RateLimit, Server};
+use xq_server::{Config, MetricsEndpoint, RateLimit, Server};
 use xq_store::{GameId, SqliteStore, Storage};
 use xq_transport::{Address, Options, Verify};
 
@@ -21,6 +22,7 @@ use xq_transport::{Address, Options, Verify};
 ///
 /// Prints one `listening: URL` line per listener (with the real port when 0 was asked for)
 /// and, for QUIC, a `fingerprint: HEX` line that clients pin as `quic://HOST:PORT?fp=HEX`.
+/// With --metrics, a `metrics: URL` line follows: the counters in the Prometheus text format.
 /// Logs go to standard error.
 ///
 /// Open rooms and finished games are kept in a SQLite database (--db): every accepted move
@@ -71,6 +73,10 @@ struct Args {
     /// How many frames one connection may send in a burst before the rate applies.
     #[arg(long, value_name = "FRAMES", default_value_t = RateLimit::default().burst)]
     rate_burst: u32,
+    /// Serves the relay's counters in the Prometheus text format at http://ADDR/metrics
+    /// (port 0 picks a free port). Off by default; keep it on a private address.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
     /// The log level (error, warn, info, debug, trace) or a tracing filter; RUST_LOG, when
     /// set, takes precedence.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
@@ -160,6 +166,20 @@ async fn serve(args: Args) -> Result<()> {
         {
             println!("fingerprint: {hex}");
         }
+    }
+    if let Some(addr) = args.metrics {
+        // Bound after the relay starts, as it serves the running relay's counters; a failure
+        // stops the relay gracefully rather than leave it serving unobserved.
+        let endpoint = match MetricsEndpoint::bind(addr, server.metrics()).await {
+            Ok(endpoint) => endpoint,
+            Err(err) => {
+                server.shutdown().await;
+                return Err(err).with_context(|| format!("cannot serve metrics on {addr}"));
+            }
+        };
+        println!("metrics: http://{}/metrics", endpoint.local_addr());
+        // The endpoint stops by itself once the relay has stopped.
+        tokio::spawn(endpoint.serve());
     }
     server
         .run_until(stop)

@@ -1,5 +1,6 @@
-//! The binary as people run it: flags, printed addresses, a client's hello, SIGTERM, and
-//! SIGKILL in the middle of a game with the database keeping every acknowledged move.
+//! The binary as people run it: flags, printed addresses, a client's hello, SIGTERM,
+//! SIGKILL in the middle of a game with the database keeping every acknowledged move, and a
+//! Prometheus scrape of its counters.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -7,7 +8,8 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdout, Command};
 use xq_protocol::{
     ClientMsg, DisconnectReason, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
@@ -25,13 +27,21 @@ struct Relay {
     child: Child,
     urls: Vec<String>,
     fingerprint: String,
+    /// The `metrics:` line's URL, when the relay was started with `--metrics`.
+    metrics: Option<String>,
     _stdout: Lines<BufReader<ChildStdout>>,
 }
 
 /// Starts the binary on `db` with a UDP listener on `udp` and a QUIC one on a free port.
 async fn start(identity: &Path, db: &Path, udp: &str) -> Relay {
+    start_with(identity, db, udp, &[]).await
+}
+
+/// [`start`], with more flags.
+async fn start_with(identity: &Path, db: &Path, udp: &str, more: &[&str]) -> Relay {
     let mut child = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
         .args(["--listen", udp, "--listen", "quic://127.0.0.1:0"])
+        .args(more)
         .arg("--identity-dir")
         .arg(identity)
         .arg("--db")
@@ -56,10 +66,22 @@ async fn start(identity: &Path, db: &Path, udp: &str) -> Relay {
             break line.rsplit(' ').next().unwrap_or_default().to_string();
         }
     };
+    let metrics = if more.contains(&"--metrics") {
+        let line = lines
+            .next_line()
+            .await
+            .expect("stdout reads")
+            .expect("the relay prints its metrics address");
+        let url = line.strip_prefix("metrics: ").expect("a metrics line");
+        Some(url.to_string())
+    } else {
+        None
+    };
     Relay {
         child,
         urls,
         fingerprint,
+        metrics,
         _stdout: lines,
     }
 }
@@ -137,6 +159,7 @@ fn help_lists_the_flags() {
         "--log-level",
         "--db",
         "--no-db",
+        "--metrics",
     ] {
         assert!(text.contains(flag), "{flag} missing from:\n{text}");
     }
@@ -333,6 +356,95 @@ async fn a_relay_killed_mid_game_loses_no_acknowledged_move() {
         assert!(stderr.contains("no archived game has id 999"), "{stderr}");
         red.conn.close().await;
         black.conn.close().await;
+    })
+    .await
+    .expect("the test finished in time");
+}
+
+/// A plain HTTP/1.1 GET of `path` on the metrics endpoint at `url`: the status line, the
+/// headers and the body.
+async fn http_get(url: &str, path: &str) -> (String, String) {
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("unexpected metrics URL {url}"));
+    let mut stream = TcpStream::connect(authority).await.expect("connects");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("sends");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.expect("reads");
+    let (head, body) = response.split_once("\r\n\r\n").expect("a head and a body");
+    (head.to_string(), body.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_its_counters_to_a_prometheus_scrape() {
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("relay.sqlite3");
+        let more = ["--metrics", "127.0.0.1:0"];
+        let mut relay = start_with(dir.path(), &db, "udp://127.0.0.1:0", &more).await;
+        let metrics = relay.metrics.clone().expect("a metrics URL");
+        assert!(
+            metrics.starts_with("http://127.0.0.1:") && !metrics.contains(":0/"),
+            "{metrics}"
+        );
+        let udp = relay.urls[0].clone();
+
+        // Two moves, then one out of turn.
+        let red = seat(&udp, None).await;
+        let black = seat(&udp, Some(red.code)).await;
+        assert!(matches!(red.recv().await, ServerMsg::Snapshot(_)));
+        red.play("h2e2").await;
+        black
+            .wait_for(|e| matches!(e, Event::MovePlayed { ply: 1, .. }))
+            .await;
+        black.play("h9g7").await;
+        red.wait_for(|e| matches!(e, Event::MovePlayed { ply: 2, .. }))
+            .await;
+        black.play("b9c7").await;
+        loop {
+            if let ServerMsg::Error { .. } = black.recv().await {
+                break;
+            }
+        }
+
+        let (head, body) = http_get(&metrics, "/metrics").await;
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: text/plain; version=0.0.4; charset=utf-8"),
+            "{head}"
+        );
+        let lines: Vec<&str> = body.lines().collect();
+        for expected in [
+            "xq_relay_moves_accepted_total 2",
+            r#"xq_relay_commands_rejected_total{reason="not_your_turn"} 1"#,
+            r#"xq_relay_connections{transport="udp"} 2"#,
+            "xq_relay_rooms 1",
+            "xq_relay_resumes_total 0",
+            r#"xq_relay_handshake_failures_total{reason="version_mismatch"} 0"#,
+            "xq_relay_rate_limited_total 0",
+        ] {
+            assert!(
+                lines.contains(&expected),
+                "{expected} missing from:\n{body}"
+            );
+        }
+        // The room and the two moves were committed before anyone heard of them.
+        let commits: u64 = lines
+            .iter()
+            .find_map(|line| line.strip_prefix("xq_relay_storage_commit_seconds_count "))
+            .and_then(|count| count.parse().ok())
+            .unwrap_or_else(|| panic!("no commit count in:\n{body}"));
+        assert!(commits >= 1, "{body}");
+
+        let (head, _) = http_get(&metrics, "/elsewhere").await;
+        assert!(head.starts_with("HTTP/1.1 404 Not Found\r\n"), "{head}");
+
+        red.conn.close().await;
+        black.conn.close().await;
+        terminate(&mut relay).await;
     })
     .await
     .expect("the test finished in time");

@@ -49,7 +49,9 @@
 //! # Metrics
 //!
 //! The core counts as it decides ([`Relay::metrics`]); [`Server::metrics`] reads those
-//! counters and the driver's ([`ServerMetrics`]) from the running relay.
+//! counters and the driver's ([`ServerMetrics`]) from the running relay. [`encode`] writes a
+//! snapshot in the Prometheus text format, and [`MetricsEndpoint`] serves it over HTTP at
+//! `GET /metrics` until the relay stops.
 //!
 //! # Examples
 //!
@@ -94,6 +96,7 @@ mod config;
 mod conn;
 mod deadlines;
 mod driver;
+mod exposition;
 mod gate;
 mod limits;
 mod metrics;
@@ -106,6 +109,7 @@ mod server;
 
 pub use config::Config;
 pub use conn::ConnId;
+pub use exposition::{CONTENT_TYPE_TEXT, MetricsEndpoint, encode};
 pub use limits::RateLimit;
 pub use metrics::{LatencyHistogram, MetricsHandle, RelayMetrics, ServerMetrics};
 pub use output::Output;

@@ -2,7 +2,7 @@
 //!
 //! The core counts in plain integers as it decides (it stays sans-IO and single-threaded);
 //! the driver adds what only it sees (refused sockets, slow readers, commit latency). Nothing
-//! here knows an exposition format: an application turns a [`ServerMetrics`] into one.
+//! here knows an exposition format: [`crate::encode`] turns a [`ServerMetrics`] into one.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -86,6 +86,12 @@ impl MetricsHandle {
         self.requests.send(reply).await.ok()?;
         answer.await.ok()
     }
+
+    /// Completes once the relay has stopped (its task no longer answers), so what serves
+    /// the counters can stop with it.
+    pub(crate) async fn stopped(&self) {
+        self.requests.closed().await;
+    }
 }
 
 /// A histogram of durations over fixed buckets, cheap to add to: the storage's commit latency.
@@ -131,6 +137,16 @@ impl LatencyHistogram {
     #[must_use]
     pub const fn sum(&self) -> Duration {
         self.sum
+    }
+
+    /// Each bound with the number of samples up to it and over the previous bound (not
+    /// cumulative); the samples over every bound make up the difference to
+    /// [`count`](Self::count).
+    pub(crate) fn buckets(&self) -> impl Iterator<Item = (Duration, u64)> + '_ {
+        Self::BOUNDS
+            .iter()
+            .copied()
+            .zip(self.counts.iter().copied())
     }
 
     /// Each bound with the number of samples up to it (cumulative, as Prometheus counts

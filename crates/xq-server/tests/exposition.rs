@@ -1,0 +1,62 @@
+//! The metrics endpoint in process: what it answers, and that it stops with the relay.
+
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use xq_server::{MetricsEndpoint, Server};
+
+/// Generous bound for any one test; a hang fails instead of blocking CI.
+const TEST_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Sends `request` (a whole HTTP/1.1 request) and returns the response's head.
+async fn head_of(addr: std::net::SocketAddr, request: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.expect("connects");
+    stream.write_all(request.as_bytes()).await.expect("sends");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.expect("reads");
+    let (head, _) = response.split_once("\r\n\r\n").expect("a head");
+    head.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_endpoint_answers_only_get_metrics_and_stops_with_the_relay() {
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let server = Server::builder()
+            .listen("mem://exposition-test")
+            .start()
+            .await
+            .expect("the relay starts");
+        let localhost = "127.0.0.1:0".parse().expect("an address");
+        let endpoint = MetricsEndpoint::bind(localhost, server.metrics())
+            .await
+            .expect("binds");
+        let addr = endpoint.local_addr();
+        assert_ne!(addr.port(), 0);
+        let serving = tokio::spawn(endpoint.serve());
+
+        let close = "Connection: close\r\n\r\n";
+        let ok = head_of(
+            addr,
+            &format!("GET /metrics HTTP/1.1\r\nHost: x\r\n{close}"),
+        )
+        .await;
+        assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
+        let post = head_of(
+            addr,
+            &format!("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n{close}"),
+        )
+        .await;
+        assert!(post.starts_with("HTTP/1.1 405 "), "{post}");
+        let root = head_of(addr, &format!("GET / HTTP/1.1\r\nHost: x\r\n{close}")).await;
+        assert!(root.starts_with("HTTP/1.1 404 "), "{root}");
+
+        // An idle scrape connection is held open; the relay's stop ends it too.
+        let _idle = TcpStream::connect(addr).await.expect("connects");
+        server.shutdown().await;
+        serving.await.expect("the endpoint stopped cleanly");
+        assert!(TcpStream::connect(addr).await.is_err(), "still listening");
+    })
+    .await
+    .expect("the test finished in time");
+}
