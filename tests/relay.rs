@@ -9,7 +9,8 @@ use xq_rules::fen::Fen;
 use xq_rules::{Color, Position};
 use xq_session::{DrawReason, Event, GameResult, TimeControl, WinReason};
 use xq_tests::{
-    FrameProxy, Relay, Scheme, connect, expect, match_event, moves, pair, pair_at, play_line, run,
+    FrameProxy, Pair, Relay, Scheme, connect, expect, match_event, moves, pair, pair_at, play_line,
+    run,
 };
 
 /// The quickest checkmate from the start: the cannon mates on the back rank over the advisor.
@@ -51,13 +52,8 @@ async fn checkmate_seen_by_a_spectator(scheme: Scheme) {
     relay.shutdown().await;
 }
 
-async fn undo_by_consent(scheme: Scheme) {
-    let relay = Relay::start(scheme, "undo").await;
-    let mut pair = pair(&relay, RoomOptions::default()).await;
-    let start = Position::startpos();
-
-    // The requester moved last: one ply comes back.
-    play_line(&mut pair, &mut [], &moves("h2e2")).await;
+/// Red asks to take back; Black answers. Returns what both players saw as the answer.
+async fn undo_round(pair: &mut Pair, accept: bool) -> Event {
     pair.red
         .request_undo()
         .await
@@ -69,14 +65,28 @@ async fn undo_by_consent(scheme: Scheme) {
         ));
     }
     pair.black
-        .answer_undo(true)
+        .answer_undo(accept)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        assert!(matches!(
-            match_event(client).await.1,
-            Event::UndoApplied { plies: 1, .. }
-        ));
+    let (_, seen_by_red) = match_event(&mut pair.red).await;
+    let (_, seen_by_black) = match_event(&mut pair.black).await;
+    assert_eq!(seen_by_red, seen_by_black);
+    seen_by_black
+}
+
+async fn undo_by_consent(scheme: Scheme) {
+    let relay = Relay::start(scheme, "undo").await;
+    let mut pair = pair(&relay, RoomOptions::default()).await;
+    let start = Position::startpos();
+
+    // The requester moved last: one ply comes back.
+    play_line(&mut pair, &mut [], &moves("h2e2")).await;
+    let answer = undo_round(&mut pair, true).await;
+    assert!(
+        matches!(answer, Event::UndoApplied { plies: 1, .. }),
+        "{answer:?}"
+    );
+    for client in [&pair.red, &pair.black] {
         assert_eq!(
             client.mirror().map(|m| m.position().clone()),
             Some(start.clone())
@@ -85,25 +95,12 @@ async fn undo_by_consent(scheme: Scheme) {
 
     // The opponent has moved since: two plies come back, and the captured piece with them.
     play_line(&mut pair, &mut [], &moves("h2h9 i9h9")).await;
-    pair.red
-        .request_undo()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        assert!(matches!(
-            match_event(client).await.1,
-            Event::UndoRequested(_)
-        ));
-    }
-    pair.black
-        .answer_undo(true)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        assert!(matches!(
-            match_event(client).await.1,
-            Event::UndoApplied { plies: 2, .. }
-        ));
+    let answer = undo_round(&mut pair, true).await;
+    assert!(
+        matches!(answer, Event::UndoApplied { plies: 2, .. }),
+        "{answer:?}"
+    );
+    for client in [&pair.red, &pair.black] {
         let mirror = client.mirror().unwrap_or_else(|| panic!("no mirror"));
         assert_eq!(mirror.position(), &start);
         assert_eq!(mirror.position().zobrist_hash(), start.zobrist_hash());
@@ -111,25 +108,9 @@ async fn undo_by_consent(scheme: Scheme) {
 
     // Declined: nothing moves back.
     play_line(&mut pair, &mut [], &moves("b0c2")).await;
-    pair.red
-        .request_undo()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        assert!(matches!(
-            match_event(client).await.1,
-            Event::UndoRequested(_)
-        ));
-    }
-    pair.black
-        .answer_undo(false)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        assert!(matches!(
-            match_event(client).await.1,
-            Event::UndoDeclined { .. }
-        ));
+    let answer = undo_round(&mut pair, false).await;
+    assert!(matches!(answer, Event::UndoDeclined { .. }), "{answer:?}");
+    for client in [&pair.red, &pair.black] {
         assert_eq!(client.mirror().map(|m| m.moves().len()), Some(1));
     }
     relay.shutdown().await;
