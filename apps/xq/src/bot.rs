@@ -1,5 +1,7 @@
 //! `xq bot`: a client that enters a room and plays legal moves until the game ends.
 
+use std::time::Duration;
+
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use rand::rngs::{StdRng, SysRng};
@@ -27,6 +29,10 @@ pub(crate) struct BotArgs {
     /// The colour to ask for with `--create` (default: drawn by the relay).
     #[arg(long, value_enum, conflicts_with_all = ["join", "quick"])]
     seat: Option<Seat>,
+    /// Milliseconds to wait before each move, so that a bot stays well inside the relay's
+    /// per-connection rate limit (100 frames/s by default) and a person can follow the game.
+    #[arg(long, value_name = "MS", default_value_t = 20)]
+    move_delay: u64,
 }
 
 /// How the bot gets into a room: exactly one of the three.
@@ -100,6 +106,7 @@ async fn play(args: BotArgs) -> Result<()> {
         rng: StdRng::seed_from_u64(seed),
         seat,
         acted_at: None,
+        move_delay: Duration::from_millis(args.move_delay),
     };
     loop {
         if let Some(mirror) = client.mirror() {
@@ -156,6 +163,8 @@ struct Player {
     /// The mirror's event number when the bot last sent something: it acts once per state,
     /// then waits for the relay's answer.
     acted_at: Option<u64>,
+    /// The pause before each move.
+    move_delay: Duration,
 }
 
 impl Player {
@@ -175,6 +184,7 @@ impl Player {
             // No move: the last one mated or stalemated, and the relay's game-over event
             // follows its move event.
             let Some(&mv) = choice else { return Ok(()) };
+            tokio::time::sleep(self.move_delay).await;
             client.play(mv).await
         } else {
             return Ok(());
