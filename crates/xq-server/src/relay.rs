@@ -67,7 +67,9 @@ pub struct Relay {
     config: Config,
     rng: StdRng,
     conns: HashMap<ConnId, Conn>,
-    rooms: HashMap<RoomCode, Room>,
+    /// Boxed: a room is several hundred bytes, and a hash table keeps up to twice the slots it
+    /// fills, so inline rooms would double the memory of every idle match.
+    rooms: HashMap<RoomCode, Box<Room>>,
     /// The token of every held seat, and where that seat is.
     tokens: HashMap<ResumeToken, (RoomCode, Seat)>,
     quick: QuickQueue,
@@ -127,7 +129,7 @@ impl Relay {
         for seat in SEATS {
             self.tokens.insert(room.tokens[seat], (code, seat));
         }
-        self.rooms.insert(code, room);
+        self.rooms.insert(code, Box::new(room));
         self.rearm(code);
         tracing::info!(room = %code, "room restored");
         Ok(())
@@ -522,7 +524,7 @@ impl Relay {
             second: self.draw_token(),
         };
         self.rooms
-            .insert(code, Room::new(code, options, red, tokens, now));
+            .insert(code, Box::new(Room::new(code, options, red, tokens, now)));
         tracing::info!(room = %code, "room opened");
         code
     }
