@@ -332,24 +332,10 @@ impl fmt::Display for Chinese {
 mod tests {
     use super::*;
     use crate::Square;
-    use crate::fen::Fen;
-    use crate::iccs::Iccs;
-
-    fn position(fen: &str) -> Position {
-        fen.parse::<Fen>()
-            .map_err(|e| e.to_string())
-            .and_then(|fen| fen.into_position().map_err(|e| e.to_string()))
-            .unwrap_or_else(|e| panic!("{fen}: {e}"))
-    }
+    use crate::test_util::{iccs, position};
 
     fn parse(text: &str) -> Chinese {
         text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
-    }
-
-    fn iccs(text: &str) -> Move {
-        text.parse::<Iccs>()
-            .map(|i| Move::new(i.from, i.to))
-            .unwrap_or_else(|e| panic!("{text}: {e}"))
     }
 
     /// Checks that each ICCS move is written as expected and that the text leads back to it.

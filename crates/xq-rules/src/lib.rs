@@ -46,6 +46,8 @@ mod role;
 mod setup;
 mod square;
 mod tables;
+#[cfg(test)]
+mod test_util;
 mod zobrist;
 
 pub mod chinese;

@@ -284,14 +284,7 @@ impl fmt::Display for Wxf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fen::Fen;
-
-    fn position(fen: &str) -> Position {
-        fen.parse::<Fen>()
-            .map_err(|e| e.to_string())
-            .and_then(|fen| fen.into_position().map_err(|e| e.to_string()))
-            .unwrap_or_else(|e| panic!("{fen}: {e}"))
-    }
+    use crate::test_util::position;
 
     fn parse(text: &str) -> Wxf {
         text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))

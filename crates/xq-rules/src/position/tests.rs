@@ -1,10 +1,6 @@
 use super::*;
 use crate::fen::Fen;
-
-fn pos(fen: &str) -> Position {
-    let fen: Fen = fen.parse().unwrap_or_else(|e| panic!("{fen}: {e}"));
-    fen.into_position().unwrap_or_else(|e| panic!("{e}"))
-}
+use crate::test_util::{iccs as mv, position as pos};
 
 fn setup_err(text: &str) -> PositionError {
     let fen: Fen = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -22,11 +18,6 @@ fn targets(pos: &Position, from: Square) -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-fn mv(text: &str) -> Move {
-    let iccs: crate::iccs::Iccs = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
-    Move::new(iccs.from, iccs.to)
 }
 
 #[test]
