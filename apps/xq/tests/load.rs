@@ -45,14 +45,15 @@ fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(ToString::to_string).collect()
 }
 
-/// Plays a second of matches over `scheme` and checks the report.
-async fn plays_over(scheme: &str) {
+/// A relay in this process on a free loopback port of `scheme`, with no rate limit: a load
+/// generator is the one client meant to send as fast as it can. The directory holds its QUIC
+/// identity and must outlive it.
+async fn relay(scheme: &str) -> (Server, tempfile::TempDir) {
     let identity = tempfile::tempdir().expect("temp dir");
     let options = Options {
         quic_identity_dir: identity.path().to_path_buf(),
         ..Options::default()
     };
-    // A load generator is the one client meant to send as fast as it can.
     let unlimited = xq_server::RateLimit {
         burst: u32::MAX,
         per_second: u32::MAX,
@@ -68,6 +69,12 @@ async fn plays_over(scheme: &str) {
         .start()
         .await
         .expect("the relay starts");
+    (server, identity)
+}
+
+/// Plays a second of matches over `scheme` and checks the report.
+async fn plays_over(scheme: &str) {
+    let (server, _identity) = relay(scheme).await;
     let url = server.local_urls()[0].clone();
     let pid = std::process::id().to_string();
     let report = load(args(&[
@@ -118,11 +125,7 @@ async fn plays_over_quic() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn measures_idle_matches() {
     tokio::time::timeout(TEST_TIMEOUT, async {
-        let server = Server::builder()
-            .listen("udp://127.0.0.1:0")
-            .start()
-            .await
-            .expect("the relay starts");
+        let (server, _identity) = relay("udp").await;
         let url = server.local_urls()[0].clone();
         let pid = std::process::id().to_string();
         let report = load(args(&[
