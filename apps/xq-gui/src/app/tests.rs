@@ -12,6 +12,9 @@ use crate::fonts;
 fn harness(local: bool) -> Harness<'static, XqApp> {
     Harness::builder()
         .with_size([1100.0, 800.0])
+        // A background task (hosting, connecting) may finish between two steps, and the widgets it
+        // brings take a few more steps to settle than the harness's default of four.
+        .with_max_steps(16)
         .with_context_setup(fonts::install)
         .build_ui_state(|ui, app: &mut XqApp| app.show(ui), XqApp::new(local))
 }
