@@ -34,8 +34,16 @@ pub struct Config {
     /// Datagrams carrying data that may be in flight at once, and the receive window in
     /// datagrams. This fixed window is the only congestion control. Default 256 (about 300 KB).
     pub window: u32,
-    /// How long a receiver may hold back an ack hoping to piggyback it on data. Default 5 ms.
+    /// How long a receiver may hold back an ack hoping to piggyback it on data. Default 25 ms
+    /// (QUIC's default): long enough that in a conversation, where each side answers the
+    /// other within moments, acks ride on the answers instead of costing datagrams of their
+    /// own.
     pub max_ack_delay: Duration,
+    /// Chunks received in order after which an ack goes out at once instead of waiting for
+    /// [`max_ack_delay`](Self::max_ack_delay). Default 16: a bulk sender hears back well within
+    /// its [`window`](Self::window), while a conversation, which receives a chunk or two
+    /// before it answers, never reaches it. Values below 1 count as 1.
+    pub ack_threshold: u32,
     /// Retransmission timeout before the first RTT sample (RFC 6298 section 2.1). Default 1 s.
     pub initial_rto: Duration,
     /// Lower bound of the retransmission timeout. Default 200 ms.
@@ -66,7 +74,8 @@ impl Default for Config {
             send_buffer_size: 1024 * 1024,
             recv_buffer_size: 1024 * 1024,
             window: 256,
-            max_ack_delay: Duration::from_millis(5),
+            max_ack_delay: Duration::from_millis(25),
+            ack_threshold: 16,
             initial_rto: Duration::from_secs(1),
             min_rto: Duration::from_millis(200),
             max_rto: Duration::from_secs(2),

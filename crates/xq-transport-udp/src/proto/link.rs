@@ -99,13 +99,13 @@ struct AckState {
 }
 
 impl AckState {
-    fn on_received(&mut self, now: Instant, received: Received, max_delay: Duration) {
+    fn on_received(&mut self, now: Instant, received: Received, config: &Config) {
         match received {
             Received::New { in_order: true } => {
                 self.unacked += 1;
-                // Acking every second chunk at once keeps the sender's window moving.
-                self.immediate |= self.unacked >= 2;
-                self.deadline.get_or_insert(now + max_delay);
+                // Acking every few chunks at once keeps a bulk sender's window moving.
+                self.immediate |= self.unacked >= config.ack_threshold;
+                self.deadline.get_or_insert(now + config.max_ack_delay);
             }
             // Gaps and duplicates are reported at once so the sender learns of losses early.
             Received::New { in_order: false } | Received::Duplicate => self.immediate = true,
@@ -529,8 +529,7 @@ impl Link {
             match self.recv.on_chunk(&chunk, limits) {
                 Ok(received) => {
                     self.stats.duplicates += u64::from(received == Received::Duplicate);
-                    self.acks
-                        .on_received(now, received, self.config.max_ack_delay);
+                    self.acks.on_received(now, received, &self.config);
                 }
                 Err(_) => return self.finish(ConnectionError::ProtocolViolation),
             }

@@ -572,3 +572,99 @@ fn an_idle_link_holds_no_buffers_after_a_burst() {
         size_of::<Link>()
     );
 }
+
+/// Runs until `side` has received a frame, and returns it.
+fn next_frame(pair: &mut Pair, side: Side) -> Vec<u8> {
+    let mut frame = None;
+    let got = pair.run(Duration::from_secs(1), |pair| {
+        frame = frame.take().or_else(|| pair.link_mut(side).poll_frame());
+        frame.is_some()
+    });
+    assert!(got, "no frame arrived");
+    frame.unwrap_or_default()
+}
+
+/// A configuration without keep-alive pings, whose acks would blur what a test counts.
+fn quiet() -> Config {
+    Config {
+        keep_alive_interval: None,
+        ..Config::default()
+    }
+}
+
+/// The pattern of a game: a client hears its own move and then its opponent's, and answers.
+/// Its ack rides on the answer; no datagram is spent on the ack alone.
+#[test]
+fn a_conversation_acks_on_its_answers() {
+    let mut pair = Pair::new(quiet(), 16);
+    pair.connect();
+    let sent = |pair: &Pair, side| pair.link(side).stats().datagrams_sent;
+    let (client_before, server_before) = (sent(&pair, Side::Client), sent(&pair, Side::Server));
+    for round in 0..10u8 {
+        pair.link_mut(Side::Server)
+            .send(vec![round, 1])
+            .expect("send");
+        assert_eq!(next_frame(&mut pair, Side::Client), [round, 1]);
+        pair.link_mut(Side::Server)
+            .send(vec![round, 2])
+            .expect("send");
+        assert_eq!(next_frame(&mut pair, Side::Client), [round, 2]);
+        pair.link_mut(Side::Client)
+            .send(vec![round, 3])
+            .expect("send");
+        assert_eq!(next_frame(&mut pair, Side::Server), [round, 3]);
+    }
+    assert_eq!(
+        sent(&pair, Side::Client) - client_before,
+        10,
+        "pure acks sent"
+    );
+    assert_eq!(
+        sent(&pair, Side::Server) - server_before,
+        20,
+        "pure acks sent"
+    );
+}
+
+/// A frame nobody answers is acked once the ack delay is up, not sooner.
+#[test]
+fn an_unanswered_frame_is_acked_after_the_ack_delay() {
+    let config = quiet();
+    let delay = config.max_ack_delay;
+    let mut pair = Pair::new(config, 17);
+    pair.connect();
+    pair.link_mut(Side::Client).send(vec![1]).expect("send");
+    next_frame(&mut pair, Side::Server);
+    let now = pair.now;
+    assert!(pair.server.poll_transmit(now).is_none(), "acked at once");
+    assert_eq!(pair.link(Side::Server).poll_timeout(), Some(now + delay));
+    pair.server.handle_timeout(now + delay);
+    assert!(
+        pair.server.poll_transmit(now + delay).is_some(),
+        "never acked"
+    );
+}
+
+/// Chunks are acked at once when the threshold is reached, without the delay, so a bulk
+/// sender's window keeps moving.
+#[test]
+fn a_burst_is_acked_at_the_threshold() {
+    let config = quiet();
+    let threshold = config.ack_threshold;
+    let mut pair = Pair::new(config, 18);
+    pair.connect();
+    for (count, acked) in [(threshold - 1, false), (1, true)] {
+        let expected = pair.link(Side::Server).stats().datagrams_received + u64::from(count);
+        for index in 0..count {
+            pair.link_mut(Side::Client)
+                .send(frame(index, 10))
+                .expect("send");
+        }
+        let arrived = pair.run(Duration::from_secs(1), |pair| {
+            pair.link(Side::Server).stats().datagrams_received == expected
+        });
+        assert!(arrived);
+        let now = pair.now;
+        assert_eq!(pair.server.poll_transmit(now).is_some(), acked);
+    }
+}
