@@ -54,7 +54,7 @@ impl Connection {
     /// connection has ended.
     pub async fn send(&self, frame: Vec<u8>) -> Result<(), Error> {
         let mut frame = Some(frame);
-        self.wait(|link| {
+        self.wait(Output::Queued, |link| {
             let len = frame.as_ref().map_or(0, Vec::len);
             match link.check_send(len) {
                 Ok(()) => Some(
@@ -63,16 +63,32 @@ impl Connection {
                         .map_or(Ok(()), |frame| link.send(frame).map_err(Error::from)),
                 ),
                 Err(SendError::QueueFull) => None,
-                Err(SendError::Closed) => Some(Err(link
-                    .close_reason()
-                    .cloned()
-                    .map_or(Error::Send(SendError::Closed), Error::from))),
-                Err(error) => Some(Err(error.into())),
+                Err(error) => Some(Err(refusal(link, error))),
             }
         })
-        .await?;
-        self.inner.shared.wake_driver.notify_one();
-        Ok(())
+        .await
+    }
+
+    /// Queues a frame without waiting: for a sender that must not stall on one slow peer (a
+    /// relay serving thousands), which decides itself what to do when the buffer is full.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Send`] with [`SendError::QueueFull`] while the send buffer is full (nothing
+    /// is queued), otherwise as [`send`](Self::send).
+    pub fn try_send(&self, frame: Vec<u8>) -> Result<(), Error> {
+        let queued = {
+            let mut state = self.inner.shared.lock();
+            let link = state
+                .core
+                .link_mut(self.inner.id)
+                .ok_or(Error::EndpointClosed)?;
+            link.send(frame).map_err(|error| refusal(link, error))
+        };
+        if queued.is_ok() {
+            self.inner.shared.wake_driver.notify_one();
+        }
+        queued
     }
 
     /// Receives the next frame.
@@ -84,7 +100,9 @@ impl Connection {
     /// close, [`LocallyClosed`](crate::proto::ConnectionError::LocallyClosed) after ours, or the
     /// failure (timeout, peer not acknowledging, protocol violation).
     pub async fn recv(&self) -> Result<Vec<u8>, Error> {
-        self.wait(|link| match link.poll_frame() {
+        // Taking a frame sends nothing: a receiver never tells the sender about buffer space
+        // it freed, since the sender learns it from acks, which already went out.
+        self.wait(Output::None, |link| match link.poll_frame() {
             Some(frame) => Some(Ok(frame)),
             None => link.close_reason().map(|reason| Err(reason.clone().into())),
         })
@@ -95,7 +113,7 @@ impl Connection {
     /// Returns once that exchange is done or the connection failed.
     pub async fn close(&self) {
         let closed = self
-            .wait(|link| {
+            .wait(Output::Queued, |link| {
                 link.close();
                 matches!(link.state(), LinkState::Draining | LinkState::Closed).then_some(Ok(()))
             })
@@ -121,10 +139,11 @@ impl Connection {
     }
 
     /// Runs `step` on the link under the lock until it returns a result, sleeping until the
-    /// driver reports activity in between, and wakes the driver since `step` may have queued
-    /// output.
+    /// driver reports activity in between. If `step` may have queued output, the driver is
+    /// woken after each run to send it.
     pub(crate) async fn wait<T>(
         &self,
+        output: Output,
         mut step: impl FnMut(&mut Link) -> Option<Result<T, Error>>,
     ) -> Result<T, Error> {
         loop {
@@ -138,13 +157,32 @@ impl Connection {
                     .ok_or(Error::EndpointClosed)?;
                 step(link)
             };
-            self.inner.shared.wake_driver.notify_one();
+            if output == Output::Queued {
+                self.inner.shared.wake_driver.notify_one();
+            }
             if let Some(outcome) = outcome {
                 return outcome;
             }
             notified.await;
         }
     }
+}
+
+/// The error for a frame `link` refused: why the connection ended, if it has.
+fn refusal(link: &Link, error: SendError) -> Error {
+    match (error, link.close_reason()) {
+        (SendError::Closed, Some(reason)) => reason.clone().into(),
+        (error, _) => error.into(),
+    }
+}
+
+/// Whether a step of [`Connection::wait`] may give the link something to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// It may: the driver must look at the link.
+    Queued,
+    /// It never does.
+    None,
 }
 
 impl Drop for Handle {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::net::UdpSocket;
 use tokio::sync::Notify;
@@ -127,6 +127,10 @@ impl State {
 pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
     let mut buf = vec![0; RECV_BUFFER];
     let mut blocked: Option<Transmit> = None;
+    // One timer, moved only when the core's deadline moves: most wake-ups leave it as it was.
+    let timer = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(timer);
+    let mut armed = None;
     loop {
         let deadline = {
             let mut state = shared.lock();
@@ -137,12 +141,12 @@ pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
             }
             state.core.poll_timeout()
         };
-        let timer = async {
-            match deadline {
-                Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
-                None => std::future::pending().await,
+        if deadline != armed {
+            if let Some(deadline) = deadline {
+                timer.as_mut().reset(deadline.into());
             }
-        };
+            armed = deadline;
+        }
         tokio::select! {
             received = socket.recv_from(&mut buf) => {
                 let mut state = shared.lock();
@@ -155,7 +159,9 @@ pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
                     state.on_datagram(now, from, &buf[..len], &shared.incoming);
                 }
             }
-            () = timer => {
+            () = &mut timer, if armed.is_some() => {
+                // Armed afresh next time round, even at the same deadline.
+                armed = None;
                 let mut state = shared.lock();
                 let fired = state.core.handle_timeout(Instant::now());
                 state.notify(&fired);

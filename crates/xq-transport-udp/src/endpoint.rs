@@ -8,7 +8,7 @@ use std::time::Instant;
 use rand::TryRng;
 use rand::rngs::SysRng;
 
-use crate::connection::Connection;
+use crate::connection::{Connection, Output};
 use crate::driver::{self, ConnState, Shared};
 use crate::proto::{self, LinkState};
 use crate::{Config, Error, socket};
@@ -79,7 +79,7 @@ impl Endpoint {
         };
         self.shared.wake_driver.notify_one();
         connection
-            .wait(|link| match link.state() {
+            .wait(Output::None, |link| match link.state() {
                 LinkState::Connecting => None,
                 _ => Some(
                     link.close_reason()
