@@ -1,10 +1,13 @@
 //! An established connection carrying frames on one bidirectional stream, and the client's way
 //! to open one.
 
+use std::future::Future;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::pin::pin;
 use std::slice;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -136,6 +139,56 @@ impl Connection {
         sender.flush().await?;
         sender.pending = encoded;
         sender.flush().await?;
+        self.inner.frames_sent.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Queues one frame without waiting: for a sender that must not stall on one slow peer (a
+    /// relay serving thousands), and decides itself what a full buffer means.
+    ///
+    /// The frame goes into quinn's send buffer at once. If flow control takes only part of
+    /// it, the rest is written by a task in the background, and until it is, the buffer counts
+    /// as full.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SendBufferFull`] while an earlier frame is still being written (nothing is
+    /// queued), otherwise as [`send`](Self::send).
+    pub fn try_send(&self, frame: Vec<u8>) -> Result<(), Error> {
+        let max = self.inner.max_frame_size;
+        if frame.len() > max as usize {
+            return Err(Error::FrameTooLarge {
+                len: frame.len(),
+                max,
+            });
+        }
+        let mut sender = self
+            .inner
+            .send
+            .try_lock()
+            .map_err(|_| Error::SendBufferFull)?;
+        if !sender.pending.is_empty() {
+            return Err(Error::SendBufferFull);
+        }
+        sender.pending = framing::encode(&frame);
+        // One poll: quinn takes what flow control allows now, and a write that does not
+        // complete is cancel-safe (`flush` keeps the rest in `pending`).
+        let poll = pin!(sender.flush()).poll(&mut Context::from_waker(Waker::noop()));
+        match poll {
+            Poll::Ready(Err(error)) => {
+                sender.pending.clear();
+                return Err(error);
+            }
+            Poll::Ready(Ok(())) => {}
+            Poll::Pending => {
+                drop(sender);
+                let inner = Arc::clone(&self.inner);
+                tokio::spawn(async move {
+                    // A failure ends the connection, which `recv` reports.
+                    let _ = inner.send.lock().await.flush().await;
+                });
+            }
+        }
         self.inner.frames_sent.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

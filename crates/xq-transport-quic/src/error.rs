@@ -33,6 +33,10 @@ pub enum Error {
         #[source]
         source: pem::Error,
     },
+    /// [`Connection::try_send`](crate::Connection::try_send) found an earlier frame still being
+    /// written: the peer is behind. Nothing was queued; the connection is unaffected.
+    #[error("send buffer full")]
+    SendBufferFull,
     /// The connection attempt could not start, e.g. because the server name is invalid.
     #[error("failed to start connecting")]
     Connect(#[from] quinn::ConnectError),

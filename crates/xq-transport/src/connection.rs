@@ -18,6 +18,17 @@ pub trait Connection: Send + Sync {
     /// [`TransportError::FrameTooLarge`] (nothing is sent), or the connection's failure.
     async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError>;
 
+    /// Queues one frame without waiting, for a sender that must not stall on one slow peer
+    /// (a relay serving thousands) and decides itself what a full buffer means.
+    ///
+    /// Frames queued this way and with [`send`](Self::send) keep their order.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Full`] while the send buffer is full (nothing is queued),
+    /// [`TransportError::FrameTooLarge`], or the connection's failure.
+    fn try_send(&self, frame: Vec<u8>) -> Result<(), TransportError>;
+
     /// Receives the next frame.
     ///
     /// # Errors

@@ -35,6 +35,10 @@ pub enum TransportError {
         /// The limit.
         max: usize,
     },
+    /// The send buffer is full: the peer has not taken what was sent before. Nothing was
+    /// queued; the connection is unaffected.
+    #[error("send buffer full")]
+    Full,
     /// The listener was closed.
     #[error("listener closed")]
     ListenerClosed,

@@ -4,7 +4,7 @@
 //! address inside one process. A listener's name is freed when it is closed or dropped.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -46,7 +46,8 @@ pub struct MemConnection {
     peer: String,
     tx: AsyncMutex<Option<mpsc::Sender<Item>>>,
     rx: AsyncMutex<mpsc::Receiver<Item>>,
-    closed_locally: AtomicBool,
+    /// Set by `close`; wakes a `recv` in progress so that it lets go of the receiver.
+    closed_locally: watch::Sender<bool>,
     sent: Arc<Counters>,
     received: Arc<Counters>,
     latency: Duration,
@@ -65,7 +66,7 @@ impl MemConnection {
             peer: peer.to_string(),
             tx: AsyncMutex::new(Some(tx)),
             rx: AsyncMutex::new(rx),
-            closed_locally: AtomicBool::new(false),
+            closed_locally: watch::Sender::new(false),
             sent: Arc::clone(sent),
             received: Arc::clone(received),
             latency: options.mem_latency,
@@ -78,36 +79,67 @@ impl MemConnection {
     }
 }
 
-#[async_trait]
-impl Connection for MemConnection {
-    async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+impl MemConnection {
+    /// `frame` ready for the channel, with its length, if it is not too large.
+    fn item(&self, frame: Vec<u8>) -> Result<(Item, u64), TransportError> {
         if frame.len() > self.max_frame_size {
             return Err(TransportError::FrameTooLarge {
                 len: frame.len(),
                 max: self.max_frame_size,
             });
         }
-        let tx = self.tx.lock().await;
-        let tx = tx.as_ref().ok_or(TransportError::ClosedLocally)?;
         let len = frame.len() as u64;
         let item = Item::Frame {
             data: frame,
             deliver_at: Instant::now() + self.latency,
         };
+        Ok((item, len))
+    }
+
+    fn count_sent(&self, len: u64) {
+        self.sent.frames.fetch_add(1, Ordering::Relaxed);
+        self.sent.bytes.fetch_add(len, Ordering::Relaxed);
+    }
+}
+
+#[async_trait]
+impl Connection for MemConnection {
+    async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+        let (item, len) = self.item(frame)?;
+        let tx = self.tx.lock().await;
+        let tx = tx.as_ref().ok_or(TransportError::ClosedLocally)?;
         tx.send(item)
             .await
             .map_err(|_| TransportError::ConnectionLost)?;
-        self.sent.frames.fetch_add(1, Ordering::Relaxed);
-        self.sent.bytes.fetch_add(len, Ordering::Relaxed);
+        self.count_sent(len);
+        Ok(())
+    }
+
+    fn try_send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+        let (item, len) = self.item(frame)?;
+        // A `send` holding the lock is waiting for room: the queue is full.
+        let tx = self.tx.try_lock().map_err(|_| TransportError::Full)?;
+        let tx = tx.as_ref().ok_or(TransportError::ClosedLocally)?;
+        tx.try_send(item).map_err(|err| match err {
+            mpsc::error::TrySendError::Full(_) => TransportError::Full,
+            mpsc::error::TrySendError::Closed(_) => TransportError::ConnectionLost,
+        })?;
+        self.count_sent(len);
         Ok(())
     }
 
     async fn recv(&self) -> Result<Vec<u8>, TransportError> {
-        if self.closed_locally.load(Ordering::Acquire) {
-            return Err(TransportError::ClosedLocally);
-        }
-        let mut rx = self.rx.lock().await;
-        match rx.recv().await {
+        let mut closed = self.closed_locally.subscribe();
+        let mut rx = tokio::select! {
+            rx = self.rx.lock() => rx,
+            _ = closed.wait_for(|closed| *closed) => return Err(TransportError::ClosedLocally),
+        };
+        let item = tokio::select! {
+            biased;
+            _ = closed.wait_for(|closed| *closed) => return Err(TransportError::ClosedLocally),
+            item = rx.recv() => item,
+        };
+        match item {
             Some(Item::Frame { data, deliver_at }) => {
                 // Only a conditioned link waits: the timer wheel's millisecond ticks would
                 // otherwise add a millisecond to every frame.
@@ -122,7 +154,10 @@ impl Connection for MemConnection {
     }
 
     async fn close(&self) {
-        self.closed_locally.store(true, Ordering::Release);
+        self.closed_locally.send_replace(true);
+        // Nothing more is read, so the peer's sends fail from now on rather than wait for
+        // room that never comes.
+        self.rx.lock().await.close();
         if let Some(tx) = self.tx.lock().await.take() {
             // A peer that is already gone needs no goodbye.
             let _ = tx.send(Item::Close).await;

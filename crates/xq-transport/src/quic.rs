@@ -29,6 +29,7 @@ fn map(err: Error) -> TransportError {
             max: max as usize,
         },
         Error::ListenerClosed => TransportError::ListenerClosed,
+        Error::SendBufferFull => TransportError::Full,
         other => TransportError::Quic(other),
     }
 }
@@ -70,6 +71,10 @@ pub(crate) async fn connect(
 impl Connection for QuicConnection {
     async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
         self.0.send(frame).await.map_err(map)
+    }
+
+    fn try_send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+        self.0.try_send(frame).map_err(map)
     }
 
     async fn recv(&self) -> Result<Vec<u8>, TransportError> {

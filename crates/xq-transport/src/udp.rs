@@ -26,6 +26,7 @@ fn map(err: Error) -> TransportError {
             TransportError::ClosedLocally
         }
         Error::Connection(ConnectionError::TimedOut) => TransportError::ConnectionLost,
+        Error::Send(SendError::QueueFull) => TransportError::Full,
         Error::Send(SendError::FrameTooLarge { size, max }) => {
             TransportError::FrameTooLarge { len: size, max }
         }
@@ -60,6 +61,10 @@ pub(crate) async fn connect(
 impl Connection for UdpConnection {
     async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
         self.inner.send(frame).await.map_err(map)
+    }
+
+    fn try_send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
+        self.inner.try_send(frame).map_err(map)
     }
 
     async fn recv(&self) -> Result<Vec<u8>, TransportError> {

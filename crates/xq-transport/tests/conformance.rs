@@ -116,6 +116,10 @@ async fn oversized_frame_refused(scheme: &str) {
         }
         other => panic!("expected FrameTooLarge, got {other:?}"),
     }
+    assert!(matches!(
+        s.client.try_send(vec![7; max + 1]),
+        Err(TransportError::FrameTooLarge { .. })
+    ));
     // The connection is still usable.
     s.client
         .send(b"after".to_vec())
@@ -124,6 +128,43 @@ async fn oversized_frame_refused(scheme: &str) {
     assert_eq!(
         s.server.recv().await.unwrap_or_else(|e| panic!("{e}")),
         b"after"
+    );
+}
+
+/// `try_send` queues until the peer falls behind, then refuses without queuing and without
+/// harming the connection; what it queued arrives in order, before what `send` queues later.
+async fn try_send_until_full(scheme: &str) {
+    const LIMIT: usize = 200_000;
+    let s = setup(scheme).await;
+    let mut queued = 0;
+    let full = loop {
+        assert!(queued < LIMIT, "{LIMIT} frames queued and never full");
+        match s.client.try_send(frame(queued, 1000)) {
+            Ok(()) => queued += 1,
+            Err(TransportError::Full) => break true,
+            Err(other) => panic!("frame {queued}: {other}"),
+        }
+    };
+    assert!(full && queued > 0);
+    let last = Arc::clone(&s.client);
+    let send = tokio::spawn(async move { last.send(frame(queued, 1000)).await });
+    for i in 0..=queued {
+        let got = s
+            .server
+            .recv()
+            .await
+            .unwrap_or_else(|e| panic!("recv {i}: {e}"));
+        assert_eq!(got, frame(i, 1000), "frame {i}");
+    }
+    send.await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s.client
+        .try_send(b"again".to_vec())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        s.server.recv().await.unwrap_or_else(|e| panic!("{e}")),
+        b"again"
     );
 }
 
@@ -246,6 +287,8 @@ macro_rules! suite {
                 fn large_frames() { run(super::large_frames(stringify!($scheme))) }
                 #[test]
                 fn oversized_frame_refused() { run(super::oversized_frame_refused(stringify!($scheme))) }
+                #[test]
+                fn try_send_until_full() { run(super::try_send_until_full(stringify!($scheme))) }
                 #[test]
                 fn graceful_close() { run(super::graceful_close(stringify!($scheme))) }
                 #[test]
