@@ -1,9 +1,11 @@
-//! The tokio side: tasks that move frames between transports and the core.
+//! The tokio side: the task that moves frames between transports and the core.
 //!
-//! One task owns the [`Relay`] and is the only one to touch it: it takes inputs from a
-//! channel, carries out the outputs and sleeps until the core's next deadline. Each listener
-//! has an accept task; each connection a reader task (frames into the channel) and a writer
-//! task (frames from the connection's bounded queue onto the transport).
+//! One task owns the [`Relay`] and is the only one to touch it. It waits on every
+//! connection's next frame at once, hands what arrives to the core, queues the core's frames
+//! on the transports without waiting ([`Connection::try_send`]: a full buffer means a client
+//! too slow to keep, never a stalled relay) and sleeps until the core's next deadline. Only
+//! accepting (a task per listener) and closing (a task per connection being closed) happen
+//! elsewhere. No frame changes hands between tasks on its way through the relay.
 //!
 //! With storage, the core's changes go through a [`Gate`] to the storage thread
 //! ([`Committer`]) in batches, and every output waits until the changes before it are
@@ -11,9 +13,13 @@
 //! relay at once: what could not be committed is never sent.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
@@ -27,40 +33,47 @@ use crate::gate::Gate;
 use crate::metrics::{LatencyHistogram, ServerMetrics};
 use crate::{ConnId, Output, Relay};
 
-/// Inputs waiting for the core, beyond which readers wait (back-pressure on the transports).
-const INPUT_QUEUE: usize = 4096;
-/// How many inputs the core takes at once before it looks at its timer again.
+/// Accepted connections waiting for the core, beyond which the accept tasks wait.
+const ACCEPT_QUEUE: usize = 64;
+/// How many frames the core takes at once before it looks at its timer again.
 const INPUT_BATCH: usize = 64;
 /// How long shutdown waits for connections to deliver their last frames and close.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 /// How long an accept task rests after a failed accept, so a broken listener cannot spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
-/// Something that happened on the IO side, for the core.
-enum Input {
-    Accepted {
-        conn: Arc<dyn Connection>,
-        transport: Arc<str>,
-    },
-    Frame(ConnId, Vec<u8>),
-    Ended(ConnId),
+/// A connection a listener accepted, for the core.
+struct Accepted {
+    conn: Arc<dyn Connection>,
+    transport: Arc<str>,
 }
 
-/// The core's task: the relay, its clock, and a queue to each connection's writer.
+/// A connection's next frame, or why it has none; the connection comes back with it so that
+/// the core can wait for the one after.
+struct Read {
+    id: ConnId,
+    conn: Arc<dyn Connection>,
+    frame: Result<Vec<u8>, TransportError>,
+}
+
+/// What the core waits on for each live connection.
+type Reading = Pin<Box<dyn Future<Output = Read> + Send>>;
+
+/// The core's task: the relay, its clock and its connections.
 pub(crate) struct Driver {
     relay: Relay,
     origin: Instant,
     listeners: Vec<Arc<dyn Listener>>,
     /// The accept tasks, stopped first at shutdown.
     acceptors: Vec<AbortHandle>,
-    inputs: mpsc::Receiver<Input>,
-    inputs_tx: mpsc::Sender<Input>,
-    /// Each live connection's outgoing queue; dropping one makes its writer close it.
-    writers: HashMap<ConnId, mpsc::Sender<Vec<u8>>>,
-    /// A clone lives in every writer task: once all are dropped, every connection is closed.
-    writers_alive: mpsc::Sender<()>,
-    writers_done: mpsc::Receiver<()>,
-    queue_frames: usize,
+    accepted: mpsc::Receiver<Accepted>,
+    /// Each live connection; dropping one from here (see [`Driver::let_go`]) closes it.
+    conns: HashMap<ConnId, Arc<dyn Connection>>,
+    /// Every live connection's next frame.
+    reads: FuturesUnordered<Reading>,
+    /// A clone lives in every closing task: once all are dropped, every connection is closed.
+    closers_alive: mpsc::Sender<()>,
+    closers_done: mpsc::Receiver<()>,
     next_id: u64,
     /// The storage thread; `None` runs the relay without storage, skipping its changes.
     committer: Option<Committer>,
@@ -78,7 +91,6 @@ pub(crate) struct Driver {
 /// What a [`Driver`] is built with, besides the core.
 pub(crate) struct DriverSettings {
     pub(crate) listeners: Vec<(Arc<dyn Listener>, Arc<str>)>,
-    pub(crate) queue_frames: usize,
     pub(crate) committer: Option<Committer>,
     pub(crate) admission: Admission,
     pub(crate) metrics: mpsc::Receiver<oneshot::Sender<ServerMetrics>>,
@@ -90,20 +102,19 @@ impl Driver {
     pub(crate) fn new(relay: Relay, origin: Instant, settings: DriverSettings) -> Self {
         let DriverSettings {
             listeners,
-            queue_frames,
             committer,
             admission,
             metrics,
         } = settings;
-        let (inputs_tx, inputs) = mpsc::channel(INPUT_QUEUE);
-        let (writers_alive, writers_done) = mpsc::channel(1);
+        let (accepted_tx, accepted) = mpsc::channel(ACCEPT_QUEUE);
+        let (closers_alive, closers_done) = mpsc::channel(1);
         let acceptors = listeners
             .iter()
             .map(|(listener, transport)| {
                 let task = accept(
                     Arc::clone(listener),
                     Arc::clone(transport),
-                    inputs_tx.clone(),
+                    accepted_tx.clone(),
                 );
                 tokio::spawn(task).abort_handle()
             })
@@ -116,12 +127,11 @@ impl Driver {
                 .map(|(listener, _)| listener)
                 .collect(),
             acceptors,
-            inputs,
-            inputs_tx,
-            writers: HashMap::new(),
-            writers_alive,
-            writers_done,
-            queue_frames: queue_frames.max(1),
+            accepted,
+            conns: HashMap::new(),
+            reads: FuturesUnordered::new(),
+            closers_alive,
+            closers_done,
             next_id: 0,
             committer,
             gate: Gate::default(),
@@ -142,9 +152,19 @@ impl Driver {
     pub(crate) async fn run(mut self, mut stop: oneshot::Receiver<()>) -> Result<(), StoreError> {
         // What the core did before serving (restoring rooms) is committed like the rest.
         self.flush();
+        // One timer, moved only when the core's deadline moves: most inputs leave it be.
+        let timer = tokio::time::sleep(Duration::ZERO);
+        tokio::pin!(timer);
+        let mut armed = None;
         loop {
             self.submit();
             let deadline = self.relay.poll_timeout().map(|at| self.instant(at));
+            if deadline != armed {
+                if let Some(deadline) = deadline {
+                    timer.as_mut().reset(deadline);
+                }
+                armed = deadline;
+            }
             let in_flight = self.gate.is_in_flight();
             tokio::select! {
                 biased;
@@ -160,18 +180,21 @@ impl Driver {
                     // A scraper that gave up waiting needs no answer.
                     let _ = reply.send(self.metrics());
                 }
-                input = self.inputs.recv() => {
-                    // The driver holds a sender itself, so the channel never ends.
-                    let Some(input) = input else { break };
-                    self.handle(input);
+                Some(accepted) = self.accepted.recv() => self.accept(accepted),
+                Some(read) = self.reads.next(), if !self.reads.is_empty() => {
+                    self.read(read);
+                    // Frames that are already there are taken now; the next `select!` waits
+                    // for more with this task's own waker again.
                     for _ in 1..INPUT_BATCH {
-                        match self.inputs.try_recv() {
-                            Ok(input) => self.handle(input),
-                            Err(_) => break,
+                        match self.reads.next().now_or_never() {
+                            Some(Some(read)) => self.read(read),
+                            _ => break,
                         }
                     }
                 }
-                () = sleep_until(deadline) => {
+                () = &mut timer, if armed.is_some() => {
+                    // Armed afresh next time round, even at the same deadline.
+                    armed = None;
                     let now = self.now();
                     self.relay.handle_timeout(now);
                     self.flush();
@@ -181,34 +204,43 @@ impl Driver {
         self.shutdown().await
     }
 
-    fn handle(&mut self, input: Input) {
+    /// Admits a new connection under the caps, or has the core refuse it.
+    fn accept(&mut self, Accepted { conn, transport }: Accepted) {
         let now = self.now();
-        match input {
-            Input::Accepted { conn, transport } => {
-                let id = ConnId(self.next_id);
-                self.next_id += 1;
-                tracing::debug!(conn = %id, peer = %conn.peer(), %transport, "accepted");
-                let (tx, rx) = mpsc::channel(self.queue_frames);
-                self.writers.insert(id, tx);
-                tokio::spawn(write(Arc::clone(&conn), rx, self.writers_alive.clone()));
-                match self.admission.admit(id, &conn.peer()) {
-                    Ok(()) => {
-                        tokio::spawn(read(id, conn, self.inputs_tx.clone()));
-                        self.relay.handle_connect(now, id, &transport);
-                    }
-                    Err(why) => {
-                        tracing::info!(conn = %id, peer = %conn.peer(), why, "refused");
-                        self.refused_connections += 1;
-                        self.relay.refuse_connect(id, why);
-                    }
-                }
+        let id = ConnId(self.next_id);
+        self.next_id += 1;
+        tracing::debug!(conn = %id, peer = %conn.peer(), %transport, "accepted");
+        self.conns.insert(id, Arc::clone(&conn));
+        match self.admission.admit(id, &conn.peer()) {
+            Ok(()) => {
+                self.reads.push(next_frame(id, conn));
+                self.relay.handle_connect(now, id, &transport);
             }
-            Input::Frame(id, frame) => self.relay.handle_frame(now, id, &frame),
-            Input::Ended(id) => {
-                // A connection the core closed itself is already forgotten.
-                if self.let_go(id) {
-                    self.relay.handle_disconnect(now, id);
-                }
+            Err(why) => {
+                tracing::info!(conn = %id, peer = %conn.peer(), why, "refused");
+                self.refused_connections += 1;
+                self.relay.refuse_connect(id, why);
+            }
+        }
+        self.flush();
+    }
+
+    /// Hands a connection's frame to the core and waits for its next, or reports its end.
+    fn read(&mut self, Read { id, conn, frame }: Read) {
+        // A connection the core let go of is being closed: what it still sends is not read.
+        if !self.conns.contains_key(&id) {
+            return;
+        }
+        let now = self.now();
+        match frame {
+            Ok(frame) => {
+                self.relay.handle_frame(now, id, &frame);
+                self.reads.push(next_frame(id, conn));
+            }
+            Err(err) => {
+                tracing::debug!(conn = %id, %err, "connection ended");
+                self.let_go(id);
+                self.relay.handle_disconnect(now, id);
             }
         }
         self.flush();
@@ -253,18 +285,23 @@ impl Driver {
     fn carry_out(&mut self, output: Output) {
         match output {
             Output::Send { to, frame } => {
-                let Some(writer) = self.writers.get(&to) else {
+                let Some(conn) = self.conns.get(&to) else {
                     return;
                 };
-                if let Err(mpsc::error::TrySendError::Full(_)) = writer.try_send(frame) {
-                    // A client that does not read its frames would hold them here forever: it
-                    // is cut off, and the rest of the relay goes on. The core's answer is
-                    // taken by the next flush.
-                    tracing::warn!(conn = %to, "outgoing queue full: disconnecting");
-                    self.slow_consumers += 1;
-                    self.let_go(to);
-                    let now = self.now();
-                    self.relay.handle_disconnect(now, to);
+                match conn.try_send(frame) {
+                    Ok(()) => {}
+                    Err(TransportError::Full) => {
+                        // A client that does not read its frames would hold them in the
+                        // transport forever: it is cut off, and the rest of the relay goes
+                        // on. The core's answer is taken by the next flush.
+                        tracing::warn!(conn = %to, "send buffer full: disconnecting");
+                        self.slow_consumers += 1;
+                        self.let_go(to);
+                        let now = self.now();
+                        self.relay.handle_disconnect(now, to);
+                    }
+                    // The connection failed: its next read says so, and the core hears of it.
+                    Err(err) => tracing::debug!(conn = %to, %err, "send failed"),
                 }
             }
             Output::Close { conn, reason } => {
@@ -276,11 +313,19 @@ impl Driver {
         }
     }
 
-    /// Drops `conn`'s queue (its writer then closes it after the frames already queued) and
-    /// frees its place under the caps; `false` if it was let go already.
+    /// Closes `conn` in the background (after the frames already queued) and frees its place
+    /// under the caps; `false` if it was let go already.
     fn let_go(&mut self, conn: ConnId) -> bool {
         self.admission.release(conn);
-        self.writers.remove(&conn).is_some()
+        let Some(conn) = self.conns.remove(&conn) else {
+            return false;
+        };
+        let alive = self.closers_alive.clone();
+        tokio::spawn(async move {
+            conn.close().await;
+            drop(alive);
+        });
+        true
     }
 
     /// The relay's counters and the driver's.
@@ -294,7 +339,7 @@ impl Driver {
     }
 
     /// Stops serving at once after a failed commit: no more accepting, nothing more sent.
-    /// Connections close as their writers end; clients resume on a restarted relay.
+    /// Connections are dropped with the driver; clients resume on a restarted relay.
     fn fail(self, err: StoreError) -> StoreError {
         tracing::error!(%err, "storage failed: the relay stops rather than send what it could not commit");
         for acceptor in &self.acceptors {
@@ -329,9 +374,14 @@ impl Driver {
             }
             self.committed();
         }
-        self.writers.clear();
-        drop(self.writers_alive);
-        let closed = tokio::time::timeout(CLOSE_WAIT, self.writers_done.recv()).await;
+        // Nothing more is read; a read in progress could hold up its connection's close.
+        self.reads.clear();
+        let ids: Vec<_> = self.conns.keys().copied().collect();
+        for id in ids {
+            self.let_go(id);
+        }
+        drop(self.closers_alive);
+        let closed = tokio::time::timeout(CLOSE_WAIT, self.closers_done.recv()).await;
         if closed.is_err() {
             tracing::warn!("some connections did not close in time");
         }
@@ -363,25 +413,17 @@ async fn commit_done(committer: &mut Option<Committer>) -> Result<Duration, Stor
     }
 }
 
-/// Sleeps until `deadline`, or forever without one.
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Accepts connections until the listener closes.
-async fn accept(listener: Arc<dyn Listener>, transport: Arc<str>, inputs: mpsc::Sender<Input>) {
+async fn accept(
+    listener: Arc<dyn Listener>,
+    transport: Arc<str>,
+    accepted: mpsc::Sender<Accepted>,
+) {
     loop {
         match listener.accept().await {
             Ok(conn) => {
                 let transport = Arc::clone(&transport);
-                if inputs
-                    .send(Input::Accepted { conn, transport })
-                    .await
-                    .is_err()
-                {
+                if accepted.send(Accepted { conn, transport }).await.is_err() {
                     return;
                 }
             }
@@ -394,39 +436,12 @@ async fn accept(listener: Arc<dyn Listener>, transport: Arc<str>, inputs: mpsc::
     }
 }
 
-/// Feeds a connection's frames to the core until it ends.
-async fn read(id: ConnId, conn: Arc<dyn Connection>, inputs: mpsc::Sender<Input>) {
-    loop {
-        match conn.recv().await {
-            Ok(frame) => {
-                if inputs.send(Input::Frame(id, frame)).await.is_err() {
-                    return;
-                }
-            }
-            Err(err) => {
-                tracing::debug!(conn = %id, %err, "connection ended");
-                // The core may be gone already (shutting down); then nobody needs to know.
-                let _ = inputs.send(Input::Ended(id)).await;
-                return;
-            }
-        }
-    }
-}
-
-/// Sends a connection's queued frames in order; when the core drops the queue, delivers what
-/// is left and closes the connection gracefully.
-async fn write(
-    conn: Arc<dyn Connection>,
-    mut frames: mpsc::Receiver<Vec<u8>>,
-    _alive: mpsc::Sender<()>,
-) {
-    while let Some(frame) = frames.recv().await {
-        if let Err(err) = conn.send(frame).await {
-            tracing::debug!(peer = %conn.peer(), %err, "send failed");
-            break;
-        }
-    }
-    conn.close().await;
+/// Waits for `conn`'s next frame.
+fn next_frame(id: ConnId, conn: Arc<dyn Connection>) -> Reading {
+    Box::pin(async move {
+        let frame = conn.recv().await;
+        Read { id, conn, frame }
+    })
 }
 
 /// The label a listener's connections carry in the logs: its URL's scheme.

@@ -41,7 +41,6 @@ pub struct Builder {
     listen: Vec<String>,
     config: Config,
     transport: Options,
-    queue_frames: usize,
     max_connections: usize,
     max_connections_per_address: usize,
     seed: Option<[u8; 32]>,
@@ -83,7 +82,6 @@ impl Server {
             listen: Vec::new(),
             config: Config::default(),
             transport: Options::default(),
-            queue_frames: 1024,
             max_connections: 10_000,
             max_connections_per_address: 64,
             seed: None,
@@ -163,14 +161,6 @@ impl Builder {
     #[must_use]
     pub fn transport(mut self, options: Options) -> Self {
         self.transport = options;
-        self
-    }
-
-    /// Sets how many frames may wait for one connection before the relay gives up on it as
-    /// too slow (default 1024).
-    #[must_use]
-    pub fn queue_frames(mut self, frames: usize) -> Self {
-        self.queue_frames = frames;
         self
     }
 
@@ -282,7 +272,6 @@ impl Builder {
         let (requests, metrics) = mpsc::channel(8);
         let settings = DriverSettings {
             listeners,
-            queue_frames: self.queue_frames,
             committer,
             admission: Admission::new(self.max_connections, self.max_connections_per_address),
             metrics,
