@@ -6,6 +6,8 @@
 //! neighbours (a horse's leg). All other moves of a side not in check are legal without a test,
 //! which is what keeps counting fast.
 
+use std::ops::ControlFlow;
+
 use crate::tables::{
     ADVISOR, DIAGONAL_NEIGHBOURS, ELEPHANT, GENERAL, HORSE, HORSE_CHECKS, LINES, NONE, RAYS,
     SOLDIER, SOLDIER_ATTACKERS,
@@ -179,6 +181,18 @@ pub(crate) fn for_each_target(pos: &Position, from: u8, piece: Piece, mut f: imp
 /// Calls `f` with every legal move of the side to move.
 #[inline]
 pub(crate) fn for_each_legal(pos: &Position, mut f: impl FnMut(Move)) {
+    let _ = try_for_each_legal(pos, |mv| {
+        f(mv);
+        ControlFlow::Continue(())
+    });
+}
+
+/// Calls `f` with the legal moves of the side to move until it breaks, which this returns.
+#[inline]
+pub(crate) fn try_for_each_legal(
+    pos: &Position,
+    mut f: impl FnMut(Move) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let us = pos.turn();
     let general = pos.general(us).index() as usize;
     let in_check = pos.is_check();
@@ -195,11 +209,17 @@ pub(crate) fn for_each_legal(pos: &Position, mut f: impl FnMut(Move)) {
         };
         let test_all = in_check || piece.role == Role::General || exposed_from & (1 << from) != 0;
         let from_sq = Square::from_index_unchecked(from);
+        let mut flow = ControlFlow::Continue(());
         for_each_target(pos, from, piece, |to| {
+            if flow.is_break() {
+                return;
+            }
             let mv = Move::new(from_sq, Square::from_index_unchecked(to));
             if (!test_all && lines & (1 << to) == 0) || pos.is_safe(mv, piece) {
-                f(mv);
+                flow = f(mv);
             }
         });
+        flow?;
     }
+    ControlFlow::Continue(())
 }

@@ -264,6 +264,13 @@ impl Position {
         n
     }
 
+    /// Whether the side to move has a legal move: stops at the first, so it is much cheaper
+    /// than counting them when the answer is yes, as it nearly always is.
+    #[must_use]
+    pub fn has_legal_move(&self) -> bool {
+        movegen::try_for_each_legal(self, |_| std::ops::ControlFlow::Break(())).is_break()
+    }
+
     /// The legal moves of the piece on `from` (none if it is not the mover's).
     #[must_use]
     pub fn legal_moves_from(&self, from: Square) -> MoveList {
@@ -371,20 +378,20 @@ impl Position {
     /// Whether the side to move is in check and has no legal move: it has lost.
     #[must_use]
     pub fn is_checkmate(&self) -> bool {
-        self.is_check() && self.count_legal_moves() == 0
+        self.is_check() && !self.has_legal_move()
     }
 
     /// Whether the side to move is not in check but has no legal move. In Xiangqi it has lost.
     #[must_use]
     pub fn is_stalemate(&self) -> bool {
-        !self.is_check() && self.count_legal_moves() == 0
+        !self.is_check() && !self.has_legal_move()
     }
 
     /// The result decided by the board alone: a side with no legal move (mated or stalemated)
     /// loses. `None` while the side to move can move.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        (self.count_legal_moves() == 0).then_some(Outcome::Decisive { winner: !self.turn })
+        (!self.has_legal_move()).then_some(Outcome::Decisive { winner: !self.turn })
     }
 
     /// The bitboard of `color`'s pieces (bit `n` is the square with index `n`).

@@ -104,6 +104,7 @@ proptest! {
         for (ply, pos) in positions.iter().enumerate() {
             let moves = pos.legal_moves();
             prop_assert_eq!(moves.len(), pos.count_legal_moves());
+            prop_assert_eq!(!moves.is_empty(), pos.has_legal_move());
             prop_assert!(moves.iter().all(|&mv| pos.is_legal(mv)), "{}", fen(pos));
             let mut from_each: Vec<Move> =
                 Square::all().flat_map(|sq| pos.legal_moves_from(sq)).collect();

@@ -345,7 +345,7 @@ impl Match {
     /// repetition, then the move limit.
     fn adjudicate(&self) -> Option<GameResult> {
         let pos = self.position();
-        if pos.count_legal_moves() == 0 {
+        if !pos.has_legal_move() {
             let reason = if pos.is_check() {
                 WinReason::Checkmate
             } else {
