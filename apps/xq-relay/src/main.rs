@@ -81,6 +81,11 @@ struct Args {
     /// set, takes precedence.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     log_level: String,
+    /// Threads that run the relay. The core is one task whatever this says, so one thread
+    /// (the default) serves best on a small machine; more let the transports' tasks (QUIC's
+    /// encryption above all) spread over more cores.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
 }
 
 /// What to do instead of serving.
@@ -105,9 +110,23 @@ enum Games {
     },
 }
 
-#[tokio::main]
-async fn main() -> Result<()> {
+fn main() -> Result<()> {
     let args = Args::parse();
+    let mut runtime = if args.threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut runtime = tokio::runtime::Builder::new_multi_thread();
+        runtime.worker_threads(args.threads.into());
+        runtime
+    };
+    runtime
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(run(args))
+}
+
+async fn run(args: Args) -> Result<()> {
     let filter = match EnvFilter::try_from_default_env() {
         Ok(filter) => filter,
         Err(_) => EnvFilter::try_new(&args.log_level).context("invalid --log-level")?,

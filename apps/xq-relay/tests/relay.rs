@@ -160,6 +160,7 @@ fn help_lists_the_flags() {
         "--db",
         "--no-db",
         "--metrics",
+        "--threads",
     ] {
         assert!(text.contains(flag), "{flag} missing from:\n{text}");
     }
@@ -382,7 +383,8 @@ async fn serves_its_counters_to_a_prometheus_scrape() {
     tokio::time::timeout(TEST_TIMEOUT, async {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = dir.path().join("relay.sqlite3");
-        let more = ["--metrics", "127.0.0.1:0"];
+        // The other tests run the relay on its default single thread; this one on two.
+        let more = ["--metrics", "127.0.0.1:0", "--threads", "2"];
         let mut relay = start_with(dir.path(), &db, "udp://127.0.0.1:0", &more).await;
         let metrics = relay.metrics.clone().expect("a metrics URL");
         assert!(
