@@ -74,15 +74,19 @@ impl Tandem {
             Color::Red => rank > square.rank(),
             Color::Black => rank < square.rank(),
         };
-        let crowded_files = File::ALL
-            .into_iter()
-            .filter(|&file| ranks_on(file).nth(1).is_some())
-            .count();
+        // Only soldiers, five of a kind, can stand two deep on two files: the other kinds are
+        // spared the scan of the whole board.
+        let several_files = piece.role == Role::Soldier
+            && File::ALL
+                .into_iter()
+                .filter(|&file| ranks_on(file).nth(1).is_some())
+                .nth(1)
+                .is_some();
         // At most ten pieces fit on a file, so the counts fit in a u8.
         Self {
             index: ranks_on(square.file()).filter(|&r| ahead(r)).count() as u8,
             count: ranks_on(square.file()).count() as u8,
-            several_files: crowded_files >= 2,
+            several_files,
         }
     }
 
