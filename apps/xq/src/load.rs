@@ -26,7 +26,8 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMsg, codec};
 use xq_rules::{Color, Move};
 use xq_session::{Command, Event, Match, MatchConfig, Timestamp};
-use xq_transport::{Address, Connection, Options};
+use xq_transport::{Address, Options};
+use xq_transport_quic::{ClientConfig, ClientEndpoint};
 use xq_transport_udp::{Config as UdpConfig, Endpoint};
 
 /// How long one message may take before the match counts as failed: far above any latency
@@ -85,9 +86,9 @@ pub(crate) struct LoadArgs {
     /// Matches being set up at once (each makes two handshakes).
     #[arg(long, default_value_t = 32)]
     connect_concurrency: usize,
-    /// UDP clients that share one socket and its driver. A real client has a socket of its
-    /// own (1); sharing batches the load generator's datagrams, so that it takes less of the
-    /// CPU it shares with the relay.
+    /// Clients that share one socket and its driver. A real client has a socket of its own
+    /// (1); sharing batches the load generator's datagrams, so that it takes less of the CPU
+    /// it shares with the relay.
     #[arg(long, default_value_t = 64)]
     clients_per_socket: usize,
     /// Worker threads of the load generator (default: one per core).
@@ -133,7 +134,7 @@ async fn run(args: LoadArgs) -> Result<()> {
     let url = args.url.clone().unwrap_or_default();
     let (transport, dialers) = match url.parse::<Address>()? {
         Address::Udp { host, port } => ("udp", Dialer::udp(&host, port, &args).await?),
-        Address::Quic { .. } => ("quic", vec![Dialer::Transport(Arc::from(url.as_str()))]),
+        Address::Quic { .. } => ("quic", Dialer::quic(&url, &args).await?),
         Address::Mem { .. } => bail!(
             "mem:// reaches only listeners inside the same process: give the relay's udp:// or \
              quic:// URL"
@@ -557,15 +558,19 @@ fn start(config: MatchConfig) -> Match {
     Match::new(config, Timestamp::from_millis(0))
 }
 
-/// How a client reaches the relay.
+/// How a client reaches the relay: on a socket that other clients share.
 #[derive(Clone)]
 enum Dialer {
-    /// Through `xq-transport`, a connection (and socket) of its own.
-    Transport(Arc<str>),
-    /// Over xq's UDP, on a socket that other clients share.
+    /// Over xq's UDP.
     Udp {
         endpoint: Arc<Endpoint>,
         relay: SocketAddr,
+    },
+    /// Over QUIC.
+    Quic {
+        endpoint: Arc<ClientEndpoint>,
+        relay: SocketAddr,
+        config: Arc<ClientConfig>,
     },
 }
 
@@ -576,15 +581,9 @@ impl Dialer {
             .await?
             .next()
             .with_context(|| format!("{host} has no address"))?;
-        let local: SocketAddr = if relay.is_ipv4() {
-            (Ipv4Addr::UNSPECIFIED, 0).into()
-        } else {
-            (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
-        };
-        let sockets = (2 * args.matches).div_ceil(args.clients_per_socket.max(1));
-        let mut dialers = Vec::with_capacity(sockets);
-        for _ in 0..sockets {
-            let endpoint = Endpoint::bind(local, UdpConfig::default()).await?;
+        let mut dialers = Vec::new();
+        for _ in 0..sockets(args) {
+            let endpoint = Endpoint::bind(unspecified(relay), UdpConfig::default()).await?;
             dialers.push(Self::Udp {
                 endpoint: Arc::new(endpoint),
                 relay,
@@ -592,34 +591,63 @@ impl Dialer {
         }
         Ok(dialers)
     }
+
+    /// The sockets for the QUIC clients, `--clients-per-socket` to each.
+    async fn quic(url: &str, args: &LoadArgs) -> Result<Vec<Self>> {
+        let (relay, config) = xq_transport::quic_client(url, &Options::default()).await?;
+        let config = Arc::new(config);
+        let mut dialers = Vec::new();
+        for _ in 0..sockets(args) {
+            dialers.push(Self::Quic {
+                endpoint: Arc::new(ClientEndpoint::bind(unspecified(relay))?),
+                relay,
+                config: Arc::clone(&config),
+            });
+        }
+        Ok(dialers)
+    }
+}
+
+/// How many sockets the clients share: `--clients-per-socket` clients to each.
+fn sockets(args: &LoadArgs) -> usize {
+    (2 * args.matches).div_ceil(args.clients_per_socket.max(1))
+}
+
+/// The unspecified address of `relay`'s family, any port.
+fn unspecified(relay: SocketAddr) -> SocketAddr {
+    if relay.is_ipv4() {
+        (Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    }
 }
 
 /// A client's connection, by either dialer.
 enum Link {
-    Transport(Arc<dyn Connection>),
     Udp(xq_transport_udp::Connection),
+    Quic(xq_transport_quic::Connection),
 }
 
 impl Link {
     async fn send(&self, frame: Vec<u8>) -> Result<()> {
         match self {
-            Self::Transport(conn) => conn.send(frame).await?,
             Self::Udp(conn) => conn.send(frame).await?,
+            Self::Quic(conn) => conn.send(frame).await?,
         }
         Ok(())
     }
 
     async fn recv(&self) -> Result<Vec<u8>> {
         Ok(match self {
-            Self::Transport(conn) => conn.recv().await?,
             Self::Udp(conn) => conn.recv().await?,
+            Self::Quic(conn) => conn.recv().await?,
         })
     }
 
     async fn close(&self) {
         match self {
-            Self::Transport(conn) => conn.close().await,
             Self::Udp(conn) => conn.close().await,
+            Self::Quic(conn) => conn.close().await,
         }
     }
 }
@@ -634,18 +662,23 @@ impl Client {
     /// Connects and says hello.
     async fn connect(dialer: Dialer) -> Result<Self> {
         let conn = match dialer {
-            Dialer::Transport(url) => {
-                let conn = xq_transport::connect(&url, &Options::default())
-                    .await
-                    .with_context(|| format!("connecting to {url}"))?;
-                Link::Transport(conn)
-            }
             Dialer::Udp { endpoint, relay } => {
                 let conn = endpoint
                     .connect(relay)
                     .await
                     .with_context(|| format!("connecting to udp://{relay}"))?;
                 Link::Udp(conn)
+            }
+            Dialer::Quic {
+                endpoint,
+                relay,
+                config,
+            } => {
+                let conn = endpoint
+                    .connect(relay, &config)
+                    .await
+                    .with_context(|| format!("connecting to quic://{relay}"))?;
+                Link::Quic(conn)
             }
         };
         let client = Self {

@@ -34,14 +34,68 @@ const CLOSE_LINGER: Duration = Duration::from_secs(1);
 /// [`ClientConfig::verify`]: a pin that does not match is reported as
 /// [`Error::FingerprintMismatch`].
 pub async fn connect(remote: SocketAddr, config: ClientConfig) -> Result<Connection, Error> {
+    let endpoint = ClientEndpoint::bind(unspecified(remote))?;
+    open(
+        &endpoint.endpoint,
+        remote,
+        &config,
+        Some(endpoint.endpoint.clone()),
+    )
+    .await
+}
+
+/// A client socket that carries many connections, for a program that opens many at once (a
+/// load generator, a bot playing several games): one socket and one driver serve them all,
+/// where [`connect`] gives each its own.
+#[derive(Debug)]
+pub struct ClientEndpoint {
+    endpoint: Endpoint,
+}
+
+impl ClientEndpoint {
+    /// Binds a client socket on `local` (port 0 picks a free port).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bind`] if the socket cannot be bound.
+    pub fn bind(local: SocketAddr) -> Result<Self, Error> {
+        let endpoint = socket::endpoint(local, None).map_err(Error::Bind)?;
+        Ok(Self { endpoint })
+    }
+
+    /// Connects to the server at `remote` over this socket and opens the frame stream.
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`], but for binding.
+    pub async fn connect(
+        &self,
+        remote: SocketAddr,
+        config: &ClientConfig,
+    ) -> Result<Connection, Error> {
+        open(&self.endpoint, remote, config, None).await
+    }
+}
+
+/// The unspecified address of `remote`'s family, any port.
+fn unspecified(remote: SocketAddr) -> SocketAddr {
+    match remote {
+        SocketAddr::V4(_) => SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+        SocketAddr::V6(_) => SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)),
+    }
+}
+
+/// Connects over `endpoint` and opens the frame stream; `own` is the endpoint the connection
+/// owns, if it is its alone.
+async fn open(
+    endpoint: &Endpoint,
+    remote: SocketAddr,
+    config: &ClientConfig,
+    own: Option<Endpoint>,
+) -> Result<Connection, Error> {
     let (tls, pin_verifier) = tls::client(&config.verify)?;
     let mut quinn_config = quinn::ClientConfig::new(Arc::new(tls));
     quinn_config.transport_config(config.transport.to_quinn(0));
-    let local = match remote {
-        SocketAddr::V4(_) => SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
-        SocketAddr::V6(_) => SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)),
-    };
-    let endpoint = socket::endpoint(local, None).map_err(Error::Bind)?;
     let conn = endpoint
         .connect_with(quinn_config, remote, &config.server_name)?
         .await
@@ -57,7 +111,7 @@ pub async fn connect(remote: SocketAddr, config: ClientConfig) -> Result<Connect
         send,
         recv,
         config.transport.max_frame_size,
-        Some(endpoint),
+        own,
     ))
 }
 

@@ -68,7 +68,7 @@ mod tls;
 mod verify;
 
 pub use crate::config::{ClientConfig, ServerConfig, TransportConfig};
-pub use crate::connection::{Connection, Stats, connect};
+pub use crate::connection::{ClientEndpoint, Connection, Stats, connect};
 pub use crate::error::Error;
 pub use crate::fingerprint::{Fingerprint, ParseFingerprintError};
 pub use crate::identity::{CERT_FILE, Identity, IdentityError, KEY_FILE};

@@ -8,8 +8,8 @@ use tempfile::TempDir;
 use tokio::sync::oneshot;
 use tokio::time::timeout;
 use xq_transport_quic::{
-    CERT_FILE, ClientConfig, Connection, Error, Fingerprint, Identity, KEY_FILE, Listener,
-    ServerConfig, TransportConfig, Verify, connect,
+    CERT_FILE, ClientConfig, ClientEndpoint, Connection, Error, Fingerprint, Identity, KEY_FILE,
+    Listener, ServerConfig, TransportConfig, Verify, connect,
 };
 
 type TestResult = Result<(), Box<dyn StdError + Send + Sync>>;
@@ -65,6 +65,49 @@ async fn frames_flow_both_ways() -> TestResult {
         assert_eq!((stats.frames_sent, stats.frames_received), (2, 1));
         assert!(stats.bytes_sent > 0 && stats.bytes_received > 0);
         assert!(stats.rtt > Duration::ZERO);
+        Ok(())
+    })
+    .await
+}
+
+/// Connections that share a client socket are separate: each carries its own frames, and one
+/// closing leaves the others (and the socket) working.
+#[tokio::test]
+async fn connections_sharing_a_client_socket_are_independent() -> TestResult {
+    within(async {
+        let (listener, _dir) = listen(TransportConfig::default()).await?;
+        let shared = ClientEndpoint::bind("127.0.0.1:0".parse()?)?;
+        let config = client_config(Verify::Insecure, TransportConfig::default());
+        let mut pairs = Vec::new();
+        for _ in 0..3 {
+            let (client, server) = tokio::join!(
+                shared.connect(listener.local_addr(), &config),
+                listener.accept()
+            );
+            pairs.push((client?, server?));
+        }
+        let port = pairs[0].1.peer_addr().port();
+        assert!(
+            pairs
+                .iter()
+                .all(|(_, server)| server.peer_addr().port() == port)
+        );
+        for (i, (client, _)) in pairs.iter().enumerate() {
+            client.send(vec![u8::try_from(i)?]).await?;
+        }
+        for (i, (_, server)) in pairs.iter().enumerate() {
+            assert_eq!(server.recv().await?, [u8::try_from(i)?]);
+        }
+        let (first, first_server) = pairs.remove(0);
+        first.close().await;
+        assert!(matches!(
+            first_server.recv().await,
+            Err(Error::ClosedByPeer)
+        ));
+        for (client, server) in &pairs {
+            server.send(b"still here".to_vec()).await?;
+            assert_eq!(client.recv().await?, b"still here");
+        }
         Ok(())
     })
     .await

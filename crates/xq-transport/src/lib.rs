@@ -99,6 +99,31 @@ pub async fn listen(url: &str, options: &Options) -> Result<Box<dyn Listener>, T
     }
 }
 
+/// Where a `quic://` URL points and the client settings it gives (how to trust the server,
+/// and `options`): for a program that opens many connections over one shared
+/// [`xq_transport_quic::ClientEndpoint`], where [`connect`] gives each a socket of its own.
+///
+/// # Errors
+///
+/// [`TransportError::InvalidUrl`] for a malformed or non-`quic://` URL, one that says no way
+/// to trust the server, or a host that does not resolve.
+#[cfg(feature = "quic")]
+pub async fn quic_client(
+    url: &str,
+    options: &Options,
+) -> Result<(std::net::SocketAddr, xq_transport_quic::ClientConfig), TransportError> {
+    match url.parse::<Address>()? {
+        Address::Quic { host, port, verify } => {
+            let addr = resolve(url, &host, port).await?;
+            Ok((addr, quic::client_config(addr, host, verify, options)?))
+        }
+        _ => Err(TransportError::InvalidUrl {
+            url: url.to_string(),
+            reason: "not a quic:// URL".to_string(),
+        }),
+    }
+}
+
 fn unsupported(url: &str) -> TransportError {
     TransportError::InvalidUrl {
         url: url.to_string(),

@@ -42,6 +42,20 @@ pub(crate) async fn connect(
     verify: Verify,
     options: &Options,
 ) -> Result<QuicConnection, TransportError> {
+    let config = client_config(addr, host, verify, options)?;
+    let conn = xq_transport_quic::connect(addr, config)
+        .await
+        .map_err(map)?;
+    Ok(QuicConnection(conn))
+}
+
+/// The client settings of a `quic://` URL that resolved to `addr`.
+pub(crate) fn client_config(
+    addr: SocketAddr,
+    host: String,
+    verify: Verify,
+    options: &Options,
+) -> Result<ClientConfig, TransportError> {
     let invalid = |reason: String| TransportError::InvalidUrl {
         url: format!("quic://{host}:{}", addr.port()),
         reason,
@@ -61,10 +75,7 @@ pub(crate) async fn connect(
     };
     let mut config = ClientConfig::new(verify, host);
     config.transport = transport(options);
-    let conn = xq_transport_quic::connect(addr, config)
-        .await
-        .map_err(map)?;
-    Ok(QuicConnection(conn))
+    Ok(config)
 }
 
 #[async_trait]

@@ -338,3 +338,26 @@ async fn unknown_schemes_and_missing_listeners_are_typed_errors() {
         Err(TransportError::InvalidUrl { .. })
     ));
 }
+
+#[cfg(feature = "quic")]
+#[tokio::test]
+async fn quic_client_settings_come_from_the_url() {
+    let options = Options::default();
+    for url in [
+        "udp://127.0.0.1:1",
+        "quic://127.0.0.1:1",
+        "quic://127.0.0.1:1?fp=zz",
+    ] {
+        assert!(
+            matches!(
+                xq_transport::quic_client(url, &options).await,
+                Err(TransportError::InvalidUrl { .. })
+            ),
+            "{url}"
+        );
+    }
+    let (addr, _) = xq_transport::quic_client("quic://127.0.0.1:7879?insecure", &options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(addr, std::net::SocketAddr::from(([127, 0, 0, 1], 7879)));
+}
