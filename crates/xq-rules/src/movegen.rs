@@ -188,7 +188,7 @@ pub(crate) fn for_each_legal(pos: &Position, mut f: impl FnMut(Move)) {
 }
 
 /// Calls `f` with the legal moves of the side to move until it breaks, which this returns.
-#[inline]
+#[inline(always)]
 pub(crate) fn try_for_each_legal(
     pos: &Position,
     mut f: impl FnMut(Move) -> ControlFlow<()>,
