@@ -77,14 +77,9 @@ impl Connection {
     /// [`Error::Send`] with [`SendError::QueueFull`] while the send buffer is full (nothing
     /// is queued), otherwise as [`send`](Self::send).
     pub fn try_send(&self, frame: Vec<u8>) -> Result<(), Error> {
-        let queued = {
-            let mut state = self.inner.shared.lock();
-            let link = state
-                .core
-                .link_mut(self.inner.id)
-                .ok_or(Error::EndpointClosed)?;
-            link.send(frame).map_err(|error| refusal(link, error))
-        };
+        let queued = self
+            .with_link(|link| link.send(frame).map_err(|error| refusal(link, error)))
+            .and_then(std::convert::identity);
         if queued.is_ok() {
             self.inner.shared.wake_driver.notify_one();
         }
@@ -138,6 +133,16 @@ impl Connection {
             .unwrap_or_default()
     }
 
+    /// Runs `f` on the link under the lock; the link may have output afterwards.
+    fn with_link<T>(&self, f: impl FnOnce(&mut Link) -> T) -> Result<T, Error> {
+        let mut state = self.inner.shared.lock();
+        let link = state
+            .core
+            .link_mut(self.inner.id)
+            .ok_or(Error::EndpointClosed)?;
+        Ok(f(link))
+    }
+
     /// Runs `step` on the link under the lock until it returns a result, sleeping until the
     /// driver reports activity in between. If `step` may have queued output, the driver is
     /// woken after each run to send it.
@@ -149,14 +154,7 @@ impl Connection {
         loop {
             let mut notified = pin!(self.inner.notify.notified());
             notified.as_mut().enable();
-            let outcome = {
-                let mut state = self.inner.shared.lock();
-                let link = state
-                    .core
-                    .link_mut(self.inner.id)
-                    .ok_or(Error::EndpointClosed)?;
-                step(link)
-            };
+            let outcome = self.with_link(&mut step)?;
             if output == Output::Queued {
                 self.inner.shared.wake_driver.notify_one();
             }
