@@ -332,7 +332,7 @@ impl fmt::Display for Chinese {
 mod tests {
     use super::*;
     use crate::Square;
-    use crate::test_util::{iccs, position};
+    use crate::test_util::{self, iccs, position};
 
     fn parse(text: &str) -> Chinese {
         text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -340,17 +340,12 @@ mod tests {
 
     /// Checks that each ICCS move is written as expected and that the text leads back to it.
     fn assert_writes(fen: &str, cases: &[(&str, &str)]) {
-        let pos = position(fen);
-        for &(mv, text) in cases {
-            let mv = iccs(mv);
-            assert!(pos.is_legal(mv), "{fen}: {mv} is illegal");
-            assert_eq!(
-                Chinese::from_move(&pos, mv).to_string(),
-                text,
-                "{fen}: {mv}"
-            );
-            assert_eq!(parse(text).to_move(&pos), Ok(mv), "{fen}: {text}");
-        }
+        test_util::assert_writes(
+            fen,
+            cases,
+            |pos, mv| Chinese::from_move(pos, mv).to_string(),
+            |text, pos| parse(text).to_move(pos),
+        );
     }
 
     #[test]

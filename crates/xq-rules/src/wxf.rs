@@ -284,7 +284,7 @@ impl fmt::Display for Wxf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::position;
+    use crate::test_util::{self, position};
 
     fn parse(text: &str) -> Wxf {
         text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -293,16 +293,12 @@ mod tests {
     /// Checks that each ICCS move is written as expected (the expectations are Fairy-Stockfish's
     /// output) and that the text leads back to the move.
     fn assert_writes(fen: &str, cases: &[(&str, &str)]) {
-        let pos = position(fen);
-        for &(iccs, wxf) in cases {
-            let mv = iccs
-                .parse::<crate::iccs::Iccs>()
-                .map(|i| Move::new(i.from, i.to))
-                .unwrap_or_else(|e| panic!("{iccs}: {e}"));
-            assert!(pos.is_legal(mv), "{fen}: {iccs} is illegal");
-            assert_eq!(Wxf::from_move(&pos, mv).to_string(), wxf, "{fen}: {iccs}");
-            assert_eq!(parse(wxf).to_move(&pos), Ok(mv), "{fen}: {wxf}");
-        }
+        test_util::assert_writes(
+            fen,
+            cases,
+            |pos, mv| Wxf::from_move(pos, mv).to_string(),
+            |text, pos| parse(text).to_move(pos),
+        );
     }
 
     #[test]
