@@ -2,6 +2,8 @@
 
 mod check;
 mod record;
+#[cfg(test)]
+mod test_util;
 mod worker;
 
 use std::sync::mpsc as std_mpsc;

@@ -76,36 +76,21 @@ pub(super) fn check(
 
 #[cfg(test)]
 mod tests {
-    use xq_protocol::{SeatInfo, Snapshot};
-    use xq_rules::{ByColor, Move, Square};
-    use xq_session::{MatchConfig, Status, UndoRequest};
+    use xq_protocol::Snapshot;
+    use xq_rules::{Move, Square};
+    use xq_session::UndoRequest;
 
     use super::*;
+    use crate::remote::test_util;
 
     const H2E2: Move = Move::new(Square::H2, Square::E2);
 
     fn mirror(moves: Vec<Move>, undo: Option<UndoRequest>, draw: Option<Color>) -> Mirror {
-        let here = SeatInfo {
-            taken: true,
-            connected: true,
-        };
-        let snapshot = Snapshot {
-            code: "K7QX3M".parse().expect("a valid code"),
-            config: MatchConfig::default(),
-            moves,
-            clocks: None,
-            clocks_running: false,
+        test_util::mirror(&Snapshot {
             pending_undo: undo,
             pending_draw: draw,
-            status: Status::Ongoing,
-            seats: ByColor {
-                red: here,
-                black: here,
-            },
-            rematch_requested: None,
-            next_seq: 0,
-        };
-        Mirror::from_snapshot(&snapshot).expect("the moves replay")
+            ..test_util::snapshot(moves)
+        })
     }
 
     fn refusal(mirror: &Mirror, seat: Color, command: Command) -> Result<(), BackendError> {

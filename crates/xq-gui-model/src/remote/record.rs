@@ -75,34 +75,18 @@ fn conclude(game: &mut Match, result: GameResult) {
 
 #[cfg(test)]
 mod tests {
-    use xq_protocol::{SeatInfo, Snapshot};
-    use xq_rules::{ByColor, Color, Move, Square};
-    use xq_session::{MatchConfig, Status};
+    use xq_protocol::Snapshot;
+    use xq_rules::{Color, Move, Square};
+    use xq_session::Status;
 
     use super::*;
+    use crate::remote::test_util;
 
     fn finished(result: GameResult) -> Mirror {
-        let here = SeatInfo {
-            taken: true,
-            connected: true,
-        };
-        let snapshot = Snapshot {
-            code: "K7QX3M".parse().expect("a valid code"),
-            config: MatchConfig::default(),
-            moves: vec![Move::new(Square::H2, Square::E2)],
-            clocks: None,
-            clocks_running: false,
-            pending_undo: None,
-            pending_draw: None,
+        test_util::mirror(&Snapshot {
             status: Status::Finished(result),
-            seats: ByColor {
-                red: here,
-                black: here,
-            },
-            rematch_requested: None,
-            next_seq: 0,
-        };
-        Mirror::from_snapshot(&snapshot).expect("the moves replay")
+            ..test_util::snapshot(vec![Move::new(Square::H2, Square::E2)])
+        })
     }
 
     #[test]
