@@ -5,7 +5,7 @@
 //! on the transports without waiting ([`Connection::try_send`]: a full buffer means a client
 //! too slow to keep, never a stalled relay) and sleeps until the core's next deadline. Only
 //! accepting (a task per listener) and closing (a task per connection being closed) happen
-//! elsewhere. No frame changes hands between tasks on its way through the relay.
+//! elsewhere. Past the transports' own drivers, no frame is handed from one task to another.
 //!
 //! With storage, the core's changes go through a [`Gate`] to the storage thread
 //! ([`Committer`]) in batches, and every output waits until the changes before it are

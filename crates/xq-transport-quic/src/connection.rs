@@ -181,14 +181,7 @@ impl Connection {
     /// [`Error::FrameTooLarge`] if the frame is over the maximum, in which case the connection is
     /// unaffected; otherwise the reason the connection failed or was closed.
     pub async fn send(&self, frame: Vec<u8>) -> Result<(), Error> {
-        let max = self.inner.max_frame_size;
-        if frame.len() > max as usize {
-            return Err(Error::FrameTooLarge {
-                len: frame.len(),
-                max,
-            });
-        }
-        let encoded = framing::encode(&frame);
+        let encoded = self.encode(&frame)?;
         let mut sender = self.inner.send.lock().await;
         sender.flush().await?;
         sender.pending = encoded;
@@ -209,13 +202,7 @@ impl Connection {
     /// [`Error::SendBufferFull`] while an earlier frame is still being written (nothing is
     /// queued), otherwise as [`send`](Self::send).
     pub fn try_send(&self, frame: Vec<u8>) -> Result<(), Error> {
-        let max = self.inner.max_frame_size;
-        if frame.len() > max as usize {
-            return Err(Error::FrameTooLarge {
-                len: frame.len(),
-                max,
-            });
-        }
+        let encoded = self.encode(&frame)?;
         let mut sender = self
             .inner
             .send
@@ -224,7 +211,7 @@ impl Connection {
         if !sender.pending.is_empty() {
             return Err(Error::SendBufferFull);
         }
-        sender.pending = framing::encode(&frame);
+        sender.pending = encoded;
         // One poll: quinn takes what flow control allows now, and a write that does not
         // complete is cancel-safe (`flush` keeps the rest in `pending`).
         let poll = pin!(sender.flush()).poll(&mut Context::from_waker(Waker::noop()));
@@ -245,6 +232,18 @@ impl Connection {
         }
         self.inner.frames_sent.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// `frame` with its length prefix, if it is within the maximum.
+    fn encode(&self, frame: &[u8]) -> Result<Bytes, Error> {
+        let max = self.inner.max_frame_size;
+        if frame.len() > max as usize {
+            return Err(Error::FrameTooLarge {
+                len: frame.len(),
+                max,
+            });
+        }
+        Ok(framing::encode(frame))
     }
 
     /// Waits for the next frame.
