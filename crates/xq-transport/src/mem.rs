@@ -292,6 +292,28 @@ mod tests {
         assert_eq!(a.stats().bytes_sent, 3);
     }
 
+    /// Closing ends a `recv` in progress, and the peer's sends then fail: nothing reads them
+    /// any more, so they must not wait for room that never comes.
+    #[tokio::test]
+    async fn closing_ends_a_recv_in_progress_and_fails_the_peers_sends() {
+        let (a, b) = MemConnection::pair(&Options::default());
+        let a = Arc::new(a);
+        let reader = Arc::clone(&a);
+        let receiving = tokio::spawn(async move { reader.recv().await });
+        tokio::task::yield_now().await;
+        a.close().await;
+        let received = tokio::time::timeout(Duration::from_secs(5), receiving).await;
+        assert!(
+            matches!(received, Ok(Ok(Err(TransportError::ClosedLocally)))),
+            "{received:?}"
+        );
+        assert!(matches!(
+            b.send(vec![1]).await,
+            Err(TransportError::ConnectionLost)
+        ));
+        assert!(matches!(b.recv().await, Err(TransportError::Closed)));
+    }
+
     #[tokio::test]
     async fn dropping_one_end_is_a_lost_connection_not_a_close() {
         let (a, b) = MemConnection::pair(&Options::default());
