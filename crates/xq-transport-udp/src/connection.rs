@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::pin::pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use tokio::sync::Notify;
 
@@ -97,11 +98,35 @@ impl Connection {
     pub async fn recv(&self) -> Result<Vec<u8>, Error> {
         // Taking a frame sends nothing: a receiver never tells the sender about buffer space
         // it freed, since the sender learns it from acks, which already went out.
-        self.wait(Output::None, |link| match link.poll_frame() {
-            Some(frame) => Some(Ok(frame)),
-            None => link.close_reason().map(|reason| Err(reason.clone().into())),
-        })
-        .await
+        self.wait(Output::None, next_frame).await
+    }
+
+    /// Polls for the next frame, as [`recv`](Self::recv) waits for it: for a task that
+    /// receives on many connections and would otherwise keep a future alive for each.
+    ///
+    /// Only the task of the latest call is woken; use it from one task at a time (beside any
+    /// number of `recv`, `send` and `close` calls).
+    ///
+    /// # Errors
+    ///
+    /// As [`recv`](Self::recv).
+    pub fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Error>> {
+        let mut state = self.inner.shared.lock();
+        let state = &mut *state;
+        let Some(link) = state.core.link_mut(self.inner.id) else {
+            return Poll::Ready(Err(Error::EndpointClosed));
+        };
+        if let Some(outcome) = next_frame(link) {
+            return Poll::Ready(outcome);
+        }
+        // Registered under the lock the driver wakes it under, so no wake-up falls between.
+        if let Some(conn) = state.conns.get_mut(&self.inner.id) {
+            match &mut conn.reader {
+                Some(reader) if reader.will_wake(cx.waker()) => {}
+                reader => *reader = Some(cx.waker().clone()),
+            }
+        }
+        Poll::Pending
     }
 
     /// Closes gracefully: frames already sent are delivered, then both sides exchange a close.
@@ -163,6 +188,14 @@ impl Connection {
             }
             notified.await;
         }
+    }
+}
+
+/// The next frame, or why none will come.
+fn next_frame(link: &mut Link) -> Option<Result<Vec<u8>, Error>> {
+    match link.poll_frame() {
+        Some(frame) => Some(Ok(frame)),
+        None => link.close_reason().map(|reason| Err(reason.clone().into())),
     }
 }
 

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use tokio::net::UdpSocket;
@@ -50,6 +51,19 @@ pub(crate) struct State {
 pub(crate) struct ConnState {
     /// Wakes tasks blocked in `send`, `recv`, `close` or `connect` on this link.
     pub(crate) notify: Arc<Notify>,
+    /// The task that polled for the link's next frame (`Connection::poll_recv`), which needs
+    /// no future of its own, unlike the `notify` waiters.
+    pub(crate) reader: Option<Waker>,
+}
+
+impl ConnState {
+    /// Wakes every task waiting on the link: something about it changed.
+    fn wake(&mut self) {
+        self.notify.notify_waiters();
+        if let Some(reader) = self.reader.take() {
+            reader.wake();
+        }
+    }
 }
 
 impl Shared {
@@ -78,8 +92,8 @@ impl State {
         let Ok(Some(id)) = self.core.handle_datagram(now, from, datagram) else {
             return;
         };
-        match self.conns.get(&id) {
-            Some(conn) => conn.notify.notify_waiters(),
+        match self.conns.get_mut(&id) {
+            Some(conn) => conn.wake(),
             None => incoming.notify_waiters(),
         }
     }
@@ -114,10 +128,10 @@ impl State {
     }
 
     /// Wakes the tasks waiting on these links.
-    fn notify(&self, links: &[LinkId]) {
+    fn notify(&mut self, links: &[LinkId]) {
         for id in links {
-            if let Some(conn) = self.conns.get(id) {
-                conn.notify.notify_waiters();
+            if let Some(conn) = self.conns.get_mut(id) {
+                conn.wake();
             }
         }
     }

@@ -92,6 +92,39 @@ async fn large_frame_round_trips_and_oversized_is_refused() -> Result<(), Error>
     .await
 }
 
+/// A task polling with `poll_recv` (no future of its own) is woken by each frame and by the
+/// peer's close, like one waiting in `recv`.
+#[tokio::test]
+async fn poll_recv_wakes_its_task_for_frames_and_the_close() -> Result<(), Error> {
+    bounded(async {
+        let (_server, _client, outgoing, incoming) = pair(Config::default()).await?;
+        let reader = tokio::spawn(async move {
+            let mut frames = Vec::new();
+            loop {
+                match std::future::poll_fn(|cx| incoming.poll_recv(cx)).await {
+                    Ok(frame) => frames.push(frame),
+                    Err(end) => return (frames, end),
+                }
+            }
+        });
+        for index in 0..50u8 {
+            // Each frame waits until the reader is parked again, so each needs a wake-up.
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            outgoing.send(vec![index; 10]).await?;
+        }
+        outgoing.close().await;
+        let (frames, end) = reader.await.expect("reader task");
+        let expected: Vec<Vec<u8>> = (0..50u8).map(|index| vec![index; 10]).collect();
+        assert_eq!(frames, expected);
+        assert!(
+            matches!(end, Error::Connection(ConnectionError::ClosedByPeer)),
+            "{end:?}"
+        );
+        Ok(())
+    })
+    .await
+}
+
 #[tokio::test]
 async fn graceful_close_reaches_the_peer_after_its_frames() -> Result<(), Error> {
     bounded(async {
