@@ -5,9 +5,9 @@ use std::future::Future;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::pin::pin;
 use std::slice;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll, Waker};
+use std::sync::{Arc, Mutex as SyncMutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -133,7 +133,8 @@ pub struct Connection {
 struct Inner {
     conn: quinn::Connection,
     send: Mutex<Sender>,
-    recv: Mutex<Receiver>,
+    /// Only ever held for one poll, never across an `await`.
+    recv: SyncMutex<Receiver>,
     max_frame_size: u32,
     frames_sent: AtomicU64,
     frames_received: AtomicU64,
@@ -158,7 +159,7 @@ impl Connection {
                     stream: send,
                     pending: Bytes::new(),
                 }),
-                recv: Mutex::new(Receiver {
+                recv: SyncMutex::new(Receiver {
                     stream: recv,
                     decoder: Decoder::new(max_frame_size),
                     chunk: Bytes::new(),
@@ -255,8 +256,19 @@ impl Connection {
     /// [`close`](Self::close); [`Error::IncomingFrameTooLarge`] if the peer announced a frame
     /// over the maximum, which also closes the connection; otherwise why the connection failed.
     pub async fn recv(&self) -> Result<Vec<u8>, Error> {
-        let mut receiver = self.inner.recv.lock().await;
-        let result = receiver.next_frame().await;
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// Polls for the next frame, as [`recv`](Self::recv) waits for it: for a task that
+    /// receives on many connections and would otherwise keep a future alive for each.
+    ///
+    /// The stream wakes only the task that polled it last: receive from one task at a time.
+    ///
+    /// # Errors
+    ///
+    /// As [`recv`](Self::recv).
+    pub fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Error>> {
+        let result = ready!(lock(&self.inner.recv).poll_frame(cx));
         match &result {
             Ok(_) => {
                 self.inner.frames_received.fetch_add(1, Ordering::Relaxed);
@@ -268,7 +280,7 @@ impl Connection {
             }
             Err(_) => {}
         }
-        result
+        Poll::Ready(result)
     }
 
     /// Closes the connection gracefully.
@@ -362,6 +374,12 @@ impl Sender {
     }
 }
 
+/// Locks `receiver`. A panic while it was held left at worst a partial frame in the decoder,
+/// which fails the stream like any truncation would, so poisoning is ignored.
+fn lock(receiver: &SyncMutex<Receiver>) -> MutexGuard<'_, Receiver> {
+    receiver.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// The receiving half: the stream, the decoder, and received bytes not decoded yet.
 #[derive(Debug)]
 struct Receiver {
@@ -372,20 +390,26 @@ struct Receiver {
 
 impl Receiver {
     /// Decodes buffered bytes, reading more from the stream until a frame is complete.
-    /// Cancel-safe: reading a chunk is, and decoding happens between reads.
-    async fn next_frame(&mut self) -> Result<Vec<u8>, Error> {
+    /// Nothing is lost between polls: the decoder keeps a partial frame, and a chunk is only
+    /// taken from the stream once it is ready.
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Error>> {
         loop {
             let decoded = self
                 .decoder
                 .decode(&mut self.chunk)
                 .map_err(|Oversized { len, max }| Error::IncomingFrameTooLarge { len, max })?;
             if let Some(frame) = decoded {
-                return Ok(frame);
+                return Poll::Ready(Ok(frame));
             }
-            match self.stream.read_chunk(usize::MAX, true).await? {
+            // Polled once and dropped: reading a chunk is cancel-safe, and a pending read
+            // leaves this task's waker with the stream.
+            let read = pin!(self.stream.read_chunk(usize::MAX, true)).poll(cx);
+            match ready!(read)? {
                 Some(chunk) => self.chunk = chunk.bytes,
-                None if self.decoder.is_between_frames() => return Err(Error::ClosedByPeer),
-                None => return Err(Error::TruncatedFrame),
+                None if self.decoder.is_between_frames() => {
+                    return Poll::Ready(Err(Error::ClosedByPeer));
+                }
+                None => return Poll::Ready(Err(Error::TruncatedFrame)),
             }
         }
     }
