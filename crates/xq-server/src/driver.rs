@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -56,8 +57,44 @@ struct Read {
     frame: Result<Vec<u8>, TransportError>,
 }
 
-/// What the core waits on for each live connection.
-type Reading = Pin<Box<dyn Future<Output = Read> + Send>>;
+/// What the core waits on for each live connection: its next frame, polled straight from the
+/// transport ([`Connection::poll_recv`]), so that an idle connection costs no boxed future.
+struct NextFrame {
+    id: ConnId,
+    /// Taken when the frame is ready.
+    conn: Option<Arc<dyn Connection>>,
+}
+
+impl NextFrame {
+    fn new(id: ConnId, conn: Arc<dyn Connection>) -> Self {
+        Self {
+            id,
+            conn: Some(conn),
+        }
+    }
+}
+
+impl Future for NextFrame {
+    type Output = Read;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Read> {
+        // `None` only once completed, after which FuturesUnordered never polls it again.
+        let Some(conn) = self.conn.take() else {
+            return Poll::Pending;
+        };
+        match conn.poll_recv(cx) {
+            Poll::Ready(frame) => Poll::Ready(Read {
+                id: self.id,
+                conn,
+                frame,
+            }),
+            Poll::Pending => {
+                self.conn = Some(conn);
+                Poll::Pending
+            }
+        }
+    }
+}
 
 /// The core's task: the relay, its clock and its connections.
 pub(crate) struct Driver {
@@ -70,7 +107,7 @@ pub(crate) struct Driver {
     /// Each live connection; dropping one from here (see [`Driver::let_go`]) closes it.
     conns: HashMap<ConnId, Arc<dyn Connection>>,
     /// Every live connection's next frame.
-    reads: FuturesUnordered<Reading>,
+    reads: FuturesUnordered<NextFrame>,
     /// A clone lives in every closing task: once all are dropped, every connection is closed.
     closers_alive: mpsc::Sender<()>,
     closers_done: mpsc::Receiver<()>,
@@ -213,7 +250,7 @@ impl Driver {
         self.conns.insert(id, Arc::clone(&conn));
         match self.admission.admit(id, &conn.peer()) {
             Ok(()) => {
-                self.reads.push(next_frame(id, conn));
+                self.reads.push(NextFrame::new(id, conn));
                 self.relay.handle_connect(now, id, &transport);
             }
             Err(why) => {
@@ -235,7 +272,7 @@ impl Driver {
         match frame {
             Ok(frame) => {
                 self.relay.handle_frame(now, id, &frame);
-                self.reads.push(next_frame(id, conn));
+                self.reads.push(NextFrame::new(id, conn));
             }
             Err(err) => {
                 tracing::debug!(conn = %id, %err, "connection ended");
@@ -434,14 +471,6 @@ async fn accept(
             }
         }
     }
-}
-
-/// Waits for `conn`'s next frame.
-fn next_frame(id: ConnId, conn: Arc<dyn Connection>) -> Reading {
-    Box::pin(async move {
-        let frame = conn.recv().await;
-        Read { id, conn, frame }
-    })
 }
 
 /// The label a listener's connections carry in the logs: its URL's scheme.

@@ -1,6 +1,7 @@
 //! The interface every transport implements.
 
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -35,7 +36,20 @@ pub trait Connection: Send + Sync {
     ///
     /// [`TransportError::Closed`] once the peer has closed gracefully and every frame it sent
     /// has been received; otherwise why the connection failed.
-    async fn recv(&self) -> Result<Vec<u8>, TransportError>;
+    async fn recv(&self) -> Result<Vec<u8>, TransportError> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// Polls for the next frame, as [`recv`](Self::recv) waits for it. A task that receives
+    /// on many connections (a relay serving thousands) polls them through this instead of
+    /// keeping a boxed `recv` future alive for each.
+    ///
+    /// Only the task of the latest poll is woken: receive from one task at a time.
+    ///
+    /// # Errors
+    ///
+    /// As [`recv`](Self::recv).
+    fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>>;
 
     /// Closes gracefully: frames already sent are delivered first, then the peer sees
     /// [`TransportError::Closed`].

@@ -4,13 +4,15 @@
 //! address inside one process. A listener's name is freed when it is closed or dropped.
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 use crate::{Connection, ConnectionStats, Listener, Options, TransportError};
 
@@ -23,7 +25,7 @@ type Registry = Mutex<HashMap<String, mpsc::Sender<MemConnection>>>;
 
 static LISTENERS: LazyLock<Registry> = LazyLock::new(Registry::default);
 
-fn registry() -> std::sync::MutexGuard<'static, HashMap<String, mpsc::Sender<MemConnection>>> {
+fn registry() -> MutexGuard<'static, HashMap<String, mpsc::Sender<MemConnection>>> {
     // The map stays consistent even if a holder panicked: every operation is a single call.
     LISTENERS.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -45,9 +47,8 @@ struct Counters {
 pub struct MemConnection {
     peer: String,
     tx: AsyncMutex<Option<mpsc::Sender<Item>>>,
-    rx: AsyncMutex<mpsc::Receiver<Item>>,
-    /// Set by `close`; wakes a `recv` in progress so that it lets go of the receiver.
-    closed_locally: watch::Sender<bool>,
+    /// Only ever held for one poll, never across an `await`.
+    inbox: Mutex<Inbox>,
     sent: Arc<Counters>,
     received: Arc<Counters>,
     latency: Duration,
@@ -65,8 +66,12 @@ impl MemConnection {
         let end = |peer: &str, tx, rx, sent: &Arc<Counters>, received: &Arc<Counters>| Self {
             peer: peer.to_string(),
             tx: AsyncMutex::new(Some(tx)),
-            rx: AsyncMutex::new(rx),
-            closed_locally: watch::Sender::new(false),
+            inbox: Mutex::new(Inbox {
+                rx,
+                closed: false,
+                reader: None,
+                delayed: None,
+            }),
             sent: Arc::clone(sent),
             received: Arc::clone(received),
             latency: options.mem_latency,
@@ -79,7 +84,53 @@ impl MemConnection {
     }
 }
 
+/// The receiving end of a connection.
+struct Inbox {
+    rx: mpsc::Receiver<Item>,
+    /// Set by `close`: nothing more is read.
+    closed: bool,
+    /// The task waiting for a frame, which `close` wakes.
+    reader: Option<Waker>,
+    /// A frame held back until the link's latency has passed.
+    delayed: Option<(Vec<u8>, Pin<Box<Sleep>>)>,
+}
+
+impl Inbox {
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>> {
+        if self.closed {
+            return Poll::Ready(Err(TransportError::ClosedLocally));
+        }
+        match &mut self.reader {
+            Some(reader) if reader.will_wake(cx.waker()) => {}
+            reader => *reader = Some(cx.waker().clone()),
+        }
+        loop {
+            if let Some((frame, until)) = &mut self.delayed {
+                ready!(until.as_mut().poll(cx));
+                let frame = std::mem::take(frame);
+                self.delayed = None;
+                return Poll::Ready(Ok(frame));
+            }
+            match ready!(self.rx.poll_recv(cx)) {
+                // Only a conditioned link waits: the timer wheel's millisecond ticks would
+                // otherwise add a millisecond to every frame.
+                Some(Item::Frame { data, deliver_at }) if deliver_at > Instant::now() => {
+                    self.delayed = Some((data, Box::pin(tokio::time::sleep_until(deliver_at))));
+                }
+                Some(Item::Frame { data, .. }) => return Poll::Ready(Ok(data)),
+                Some(Item::Close) => return Poll::Ready(Err(TransportError::Closed)),
+                None => return Poll::Ready(Err(TransportError::ConnectionLost)),
+            }
+        }
+    }
+}
+
 impl MemConnection {
+    fn inbox(&self) -> MutexGuard<'_, Inbox> {
+        // Every update of the inbox is a single step, so a panic cannot leave it half-done.
+        self.inbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// `frame` ready for the channel, with its length, if it is not too large.
     fn item(&self, frame: Vec<u8>) -> Result<(Item, u64), TransportError> {
         if frame.len() > self.max_frame_size {
@@ -128,36 +179,21 @@ impl Connection for MemConnection {
         Ok(())
     }
 
-    async fn recv(&self) -> Result<Vec<u8>, TransportError> {
-        let mut closed = self.closed_locally.subscribe();
-        let mut rx = tokio::select! {
-            rx = self.rx.lock() => rx,
-            _ = closed.wait_for(|closed| *closed) => return Err(TransportError::ClosedLocally),
-        };
-        let item = tokio::select! {
-            biased;
-            _ = closed.wait_for(|closed| *closed) => return Err(TransportError::ClosedLocally),
-            item = rx.recv() => item,
-        };
-        match item {
-            Some(Item::Frame { data, deliver_at }) => {
-                // Only a conditioned link waits: the timer wheel's millisecond ticks would
-                // otherwise add a millisecond to every frame.
-                if deliver_at > Instant::now() {
-                    tokio::time::sleep_until(deliver_at).await;
-                }
-                Ok(data)
-            }
-            Some(Item::Close) => Err(TransportError::Closed),
-            None => Err(TransportError::ConnectionLost),
-        }
+    fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>> {
+        self.inbox().poll_next(cx)
     }
 
     async fn close(&self) {
-        self.closed_locally.send_replace(true);
-        // Nothing more is read, so the peer's sends fail from now on rather than wait for
-        // room that never comes.
-        self.rx.lock().await.close();
+        {
+            let mut inbox = self.inbox();
+            inbox.closed = true;
+            // Nothing more is read, so the peer's sends fail from now on rather than wait for
+            // room that never comes.
+            inbox.rx.close();
+            if let Some(reader) = inbox.reader.take() {
+                reader.wake();
+            }
+        }
         if let Some(tx) = self.tx.lock().await.take() {
             // A peer that is already gone needs no goodbye.
             let _ = tx.send(Item::Close).await;

@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use xq_transport_quic::{
@@ -88,8 +89,8 @@ impl Connection for QuicConnection {
         self.0.try_send(frame).map_err(map)
     }
 
-    async fn recv(&self) -> Result<Vec<u8>, TransportError> {
-        self.0.recv().await.map_err(map)
+    fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>> {
+        self.0.poll_recv(cx).map_err(map)
     }
 
     async fn close(&self) {

@@ -2,6 +2,7 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use tokio::sync::watch;
@@ -67,8 +68,8 @@ impl Connection for UdpConnection {
         self.inner.try_send(frame).map_err(map)
     }
 
-    async fn recv(&self) -> Result<Vec<u8>, TransportError> {
-        self.inner.recv().await.map_err(map)
+    fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>> {
+        self.inner.poll_recv(cx).map_err(map)
     }
 
     async fn close(&self) {
