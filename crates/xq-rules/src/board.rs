@@ -1,20 +1,65 @@
 //! Piece placement.
 
+use std::fmt;
+
 use crate::{Color, Piece, Role, Square};
 
 /// What stands on each of the 90 points. Any placement can be represented, legal or not: a
 /// [`crate::Position`] is the validated form.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Each point takes one byte (see [`code`]), half of what an `Option<Piece>` takes: a
+/// position is copied on every move and kept for every ply of a game's history.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Board {
-    squares: [Option<Piece>; Square::COUNT],
+    squares: [u8; Square::COUNT],
 }
+
+/// An empty point's byte.
+pub(crate) const EMPTY: u8 = 0;
+
+/// A piece's byte on the board: its role + 1 in the low three bits, and 8 for Black. The hot
+/// loops compare these bytes instead of decoding them.
+#[inline]
+pub(crate) const fn code(piece: Piece) -> u8 {
+    ((piece.color as u8) << 3) | (piece.role as u8 + 1)
+}
+
+/// Whether `code` (not [`EMPTY`]) is a piece of `color`.
+#[inline]
+pub(crate) const fn is_color(code: u8, color: Color) -> bool {
+    code >> 3 == color as u8
+}
+
+const fn encode(piece: Option<Piece>) -> u8 {
+    match piece {
+        None => EMPTY,
+        Some(piece) => code(piece),
+    }
+}
+
+/// [`encode`] undone, for every byte value, so that decoding is one load with no bounds check
+/// (values no point holds decode to nothing).
+const DECODE: [Option<Piece>; 256] = {
+    let mut table = [None; 256];
+    let mut color = 0;
+    while color < Color::ALL.len() {
+        let mut role = 0;
+        while role < Role::ALL.len() {
+            let piece = Piece::new(Color::ALL[color], Role::ALL[role]);
+            table[encode(Some(piece)) as usize] = Some(piece);
+            role += 1;
+        }
+        color += 1;
+    }
+    table
+};
 
 impl Board {
     /// A board with no pieces.
     #[must_use]
     pub const fn empty() -> Self {
         Self {
-            squares: [None; Square::COUNT],
+            squares: [0; Square::COUNT],
         }
     }
 
@@ -47,12 +92,13 @@ impl Board {
     /// The piece on `square`, if any.
     #[must_use]
     pub const fn piece_at(&self, square: Square) -> Option<Piece> {
-        self.squares[square.index() as usize]
+        self.at(square.index())
     }
 
     /// Puts `piece` (or nothing) on `square` and returns what stood there.
     pub fn set_piece_at(&mut self, square: Square, piece: Option<Piece>) -> Option<Piece> {
-        std::mem::replace(&mut self.squares[square.index() as usize], piece)
+        let old = std::mem::replace(&mut self.squares[square.index() as usize], encode(piece));
+        DECODE[old as usize]
     }
 
     /// Every piece with its square, in square-index order.
@@ -63,11 +109,23 @@ impl Board {
     /// The piece at a square index already known to be on the board (hot paths only).
     #[inline]
     pub(crate) const fn at(&self, index: u8) -> Option<Piece> {
+        DECODE[self.code_at(index) as usize]
+    }
+
+    /// The byte of a square index already known to be on the board (hot paths only).
+    #[inline]
+    pub(crate) const fn code_at(&self, index: u8) -> u8 {
         self.squares[index as usize]
     }
 
     fn put(&mut self, index: u8, piece: Piece) {
-        self.squares[index as usize] = Some(piece);
+        self.squares[index as usize] = encode(Some(piece));
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.pieces()).finish()
     }
 }
 
@@ -101,6 +159,19 @@ mod tests {
             let mirror = board.piece_at(sq.flip()).map(|p| (p.color, p.role));
             assert_eq!(mirror, Some((!piece.color, piece.role)));
         }
+    }
+
+    #[test]
+    fn every_piece_survives_its_encoding() {
+        let mut board = Board::empty();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece::new(color, role);
+                board.set_piece_at(Square::E4, Some(piece));
+                assert_eq!(board.piece_at(Square::E4), Some(piece));
+            }
+        }
+        assert_eq!(size_of::<Board>(), Square::COUNT);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use std::ops::ControlFlow;
 
+use crate::board::{EMPTY, code, is_color};
 use crate::tables::{
     ADVISOR, DIAGONAL_NEIGHBOURS, ELEPHANT, GENERAL, HORSE, HORSE_CHECKS, LINES, NONE, RAYS,
     SOLDIER, SOLDIER_ATTACKERS,
@@ -17,14 +18,14 @@ use crate::{Board, Color, Move, Piece, Position, Role, Square};
 /// Read access to a placement, so attack tests can run on a board with one move applied
 /// without copying or mutating it.
 pub(crate) trait View {
-    /// The piece at a square index known to be on the board.
-    fn at(&self, index: u8) -> Option<Piece>;
+    /// The byte ([`code`]) at a square index known to be on the board.
+    fn code_at(&self, index: u8) -> u8;
 }
 
 impl View for Board {
     #[inline]
-    fn at(&self, index: u8) -> Option<Piece> {
-        Self::at(self, index)
+    fn code_at(&self, index: u8) -> u8 {
+        Self::code_at(self, index)
     }
 }
 
@@ -33,7 +34,8 @@ pub(crate) struct After<'a> {
     board: &'a Board,
     from: u8,
     to: u8,
-    piece: Piece,
+    /// The moving piece's byte.
+    piece: u8,
 }
 
 impl<'a> After<'a> {
@@ -42,20 +44,20 @@ impl<'a> After<'a> {
             board,
             from: mv.from.index(),
             to: mv.to.index(),
-            piece,
+            piece: code(piece),
         }
     }
 }
 
 impl View for After<'_> {
     #[inline]
-    fn at(&self, index: u8) -> Option<Piece> {
+    fn code_at(&self, index: u8) -> u8 {
         if index == self.to {
-            Some(self.piece)
+            self.piece
         } else if index == self.from {
-            None
+            EMPTY
         } else {
-            self.board.at(index)
+            self.board.code_at(index)
         }
     }
 }
@@ -64,15 +66,17 @@ impl View for After<'_> {
 /// open line, a cannon over exactly one screen, a horse with a free leg, or a soldier.
 #[inline]
 pub(crate) fn is_attacked(view: &impl View, target: u8, by: Color) -> bool {
+    let chariot = code(Piece::new(by, Role::Chariot));
+    let general = code(Piece::new(by, Role::General));
+    let cannon = code(Piece::new(by, Role::Cannon));
     for (dir, ray) in RAYS[target as usize].iter().enumerate() {
         let squares = &ray.squares[..ray.len as usize];
         let mut rest = squares.iter();
         // The first piece on the ray: a chariot, or (vertically) the flying general, attacks.
         for &sq in rest.by_ref() {
-            if let Some(p) = view.at(sq) {
-                if p.color == by
-                    && (p.role == Role::Chariot || (p.role == Role::General && dir < 2))
-                {
+            let piece = view.code_at(sq);
+            if piece != EMPTY {
+                if piece == chariot || (piece == general && dir < 2) {
                     return true;
                 }
                 break;
@@ -80,29 +84,30 @@ pub(crate) fn is_attacked(view: &impl View, target: u8, by: Color) -> bool {
         }
         // The second piece: a cannon attacks over the first as its screen.
         for &sq in rest {
-            if let Some(p) = view.at(sq) {
-                if p.color == by && p.role == Role::Cannon {
+            let piece = view.code_at(sq);
+            if piece != EMPTY {
+                if piece == cannon {
                     return true;
                 }
                 break;
             }
         }
     }
-    let horse = Some(Piece::new(by, Role::Horse));
+    let horse = code(Piece::new(by, Role::Horse));
     for check in &HORSE_CHECKS[target as usize] {
-        if check.leg != NONE && view.at(check.leg).is_none() {
+        if check.leg != NONE && view.code_at(check.leg) == EMPTY {
             for &h in &check.horses {
-                if h != NONE && view.at(h) == horse {
+                if h != NONE && view.code_at(h) == horse {
                     return true;
                 }
             }
         }
     }
-    let soldier = Some(Piece::new(by, Role::Soldier));
+    let soldier = code(Piece::new(by, Role::Soldier));
     let attackers = &SOLDIER_ATTACKERS[by as usize][target as usize];
     attackers.to[..attackers.len as usize]
         .iter()
-        .any(|&s| view.at(s) == soldier)
+        .any(|&s| view.code_at(s) == soldier)
 }
 
 /// Calls `f` with every pseudo-legal destination of `piece` standing on `from`: the piece's own
@@ -114,7 +119,7 @@ pub(crate) fn for_each_target(pos: &Position, from: u8, piece: Piece, mut f: imp
     let free = |to: u8| own & (1 << to) == 0;
     let mut steps = |to: &[u8], via: &[u8], len: u8, blockable: bool| {
         for i in 0..len as usize {
-            if free(to[i]) && (!blockable || board.at(via[i]).is_none()) {
+            if free(to[i]) && (!blockable || board.code_at(via[i]) == EMPTY) {
                 f(to[i]);
             }
         }
@@ -144,14 +149,14 @@ pub(crate) fn for_each_target(pos: &Position, from: u8, piece: Piece, mut f: imp
         Role::Chariot => {
             for ray in &RAYS[from_us] {
                 for &to in &ray.squares[..ray.len as usize] {
-                    match board.at(to) {
-                        None => f(to),
-                        Some(p) => {
-                            if p.color != piece.color {
-                                f(to);
-                            }
-                            break;
+                    let target = board.code_at(to);
+                    if target == EMPTY {
+                        f(to);
+                    } else {
+                        if !is_color(target, piece.color) {
+                            f(to);
                         }
+                        break;
                     }
                 }
             }
@@ -160,14 +165,15 @@ pub(crate) fn for_each_target(pos: &Position, from: u8, piece: Piece, mut f: imp
             for ray in &RAYS[from_us] {
                 let mut rest = ray.squares[..ray.len as usize].iter();
                 for &to in rest.by_ref() {
-                    if board.at(to).is_some() {
+                    if board.code_at(to) != EMPTY {
                         break;
                     }
                     f(to);
                 }
                 for &to in rest {
-                    if let Some(p) = board.at(to) {
-                        if p.color != piece.color {
+                    let target = board.code_at(to);
+                    if target != EMPTY {
+                        if !is_color(target, piece.color) {
                             f(to);
                         }
                         break;

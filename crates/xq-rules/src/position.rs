@@ -2,6 +2,7 @@
 
 use std::num::NonZeroU32;
 
+use crate::board::EMPTY;
 use crate::movegen;
 use crate::{Board, ByColor, Color, Move, MoveList, Piece, Role, Setup, Square, zobrist};
 
@@ -423,7 +424,7 @@ impl Position {
         red.file() == black.file()
             && (red.index() + 9..black.index())
                 .step_by(9)
-                .all(|i| self.board.at(i).is_none())
+                .all(|i| self.board.code_at(i) == EMPTY)
     }
 }
 
