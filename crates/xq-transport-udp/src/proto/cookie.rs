@@ -14,6 +14,8 @@ pub(crate) const COOKIE_LEN: usize = 4 + 32;
 /// The server's secret and clock reference for issuing and checking cookies.
 pub(crate) struct CookieKey {
     key: hmac::Key,
+    /// Derives server connection ids ([`CookieKey::server_cid`]), apart from the cookies.
+    ids: hmac::Key,
     epoch: Instant,
     lifetime: Duration,
 }
@@ -21,11 +23,28 @@ pub(crate) struct CookieKey {
 impl CookieKey {
     /// Creates a key from a random secret; buckets count `lifetime`s since `epoch`.
     pub(crate) fn new(secret: [u8; 32], epoch: Instant, lifetime: Duration) -> Self {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, &secret);
+        // No cookie message is this short, so no cookie tag is ever this key.
+        let ids = hmac::Key::new(
+            hmac::HMAC_SHA256,
+            hmac::sign(&key, b"xq connection ids").as_ref(),
+        );
         Self {
-            key: hmac::Key::new(hmac::HMAC_SHA256, &secret),
+            key,
+            ids,
             epoch,
             lifetime,
         }
+    }
+
+    /// The server's connection id for the client at `addr` whose own id is `cid`. Every
+    /// `Initial` the client repeats maps to the same id, so the server needs no table to
+    /// recognise them, and without the secret the id cannot be guessed.
+    pub(crate) fn server_cid(&self, addr: SocketAddr, cid: ConnectionId) -> ConnectionId {
+        let tag = hmac::sign(&self.ids, &message(0, addr, cid));
+        let mut raw = [0; 8];
+        raw.copy_from_slice(&tag.as_ref()[..8]);
+        ConnectionId::new(u64::from_be_bytes(raw))
     }
 
     /// A cookie for `addr` and `cid`, valid in the current bucket and the next.
@@ -137,5 +156,23 @@ mod tests {
             "truncated"
         );
         assert!(!key.verify(epoch, addr(1000), cid, b""), "empty");
+    }
+
+    #[test]
+    fn server_cid_depends_on_address_id_and_key_only() {
+        let epoch = Instant::now();
+        let key = CookieKey::new([1; 32], epoch, LIFETIME);
+        let cid = ConnectionId::new(42);
+        let server = key.server_cid(addr(1000), cid);
+        let later = CookieKey::new([1; 32], epoch + LIFETIME, LIFETIME);
+        assert_eq!(later.server_cid(addr(1000), cid), server, "not the time");
+        assert_ne!(key.server_cid(addr(1001), cid), server, "the address");
+        assert_ne!(
+            key.server_cid(addr(1000), ConnectionId::new(43)),
+            server,
+            "the client's id"
+        );
+        let other = CookieKey::new([2; 32], epoch, LIFETIME);
+        assert_ne!(other.server_cid(addr(1000), cid), server, "the key");
     }
 }

@@ -18,9 +18,10 @@ use super::packet::{ConnectionId, Packet};
 /// Stateless replies waiting to be sent; beyond this, `Initial`s are dropped.
 const MAX_PENDING_REPLIES: usize = 256;
 
-/// Identifies a link within its [`Endpoint`].
+/// Identifies a link within its [`Endpoint`]: our connection id for it, which is unique
+/// among the endpoint's links, so datagrams are routed with no table of their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LinkId(u64);
+pub struct LinkId(ConnectionId);
 
 /// A datagram to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,10 +55,6 @@ pub struct Endpoint {
     /// Boxed: a hash table reserves up to twice the slots it fills, and an entry is a few
     /// hundred bytes while a box is one pointer.
     links: HashMap<LinkId, Box<Entry>>,
-    /// `(peer address, our connection id)` to link.
-    routes: HashMap<(SocketAddr, ConnectionId), LinkId>,
-    /// Server links by `(client address, client connection id)`, to answer repeated `Initial`s.
-    initials: HashMap<(SocketAddr, ConnectionId), LinkId>,
     /// Links that may have something to send: each had an input (a datagram, an API call or a
     /// timer) since `poll_transmit` last found it had nothing. A link is in it at most once
     /// ([`Entry::ready`]) and goes to the back after each datagram, for fairness.
@@ -67,13 +64,12 @@ pub struct Endpoint {
     timers: BTreeSet<(Instant, LinkId)>,
     incoming: VecDeque<LinkId>,
     replies: VecDeque<Transmit>,
-    next_id: u64,
 }
 
 struct Entry {
     link: Link,
     remote: SocketAddr,
-    /// The client's connection id, for server links.
+    /// The client's connection id, for server links: a repeated `Initial` must carry it.
     initial: Option<ConnectionId>,
     /// Whether the link is in [`Endpoint::ready`].
     ready: bool,
@@ -94,13 +90,10 @@ impl Endpoint {
             rng,
             cookies,
             links: HashMap::new(),
-            routes: HashMap::new(),
-            initials: HashMap::new(),
             ready: VecDeque::new(),
             timers: BTreeSet::new(),
             incoming: VecDeque::new(),
             replies: VecDeque::new(),
-            next_id: 0,
         }
     }
 
@@ -112,7 +105,7 @@ impl Endpoint {
     /// Starts a connection to a server; the link is [`Connecting`](super::LinkState::Connecting)
     /// until the handshake completes.
     pub fn connect(&mut self, now: Instant, remote: SocketAddr) -> LinkId {
-        let cid = self.fresh_cid(remote);
+        let cid = self.fresh_cid();
         let link = Link::client(Arc::clone(&self.config), cid, now);
         self.insert(link, remote, None)
     }
@@ -140,11 +133,12 @@ impl Endpoint {
             Packet::Retry { dst_cid, .. }
             | Packet::Accept { dst_cid, .. }
             | Packet::Data { dst_cid, .. } => {
-                let id = *self
-                    .routes
-                    .get(&(from, dst_cid))
+                let id = LinkId(dst_cid);
+                let entry = self
+                    .links
+                    .get_mut(&id)
+                    .filter(|entry| entry.remote == from)
                     .ok_or(Dropped::UnknownConnection)?;
-                let entry = self.links.get_mut(&id).ok_or(Dropped::UnknownConnection)?;
                 entry.link.handle_packet(now, packet, datagram.len())?;
                 self.mark_ready(id);
                 Ok(Some(id))
@@ -247,10 +241,6 @@ impl Endpoint {
     /// datagrams for it are dropped.
     pub fn remove_link(&mut self, id: LinkId) -> Option<Link> {
         let entry = self.links.remove(&id)?;
-        self.routes.remove(&(entry.remote, entry.link.local_cid()));
-        if let Some(initial) = entry.initial {
-            self.initials.remove(&(entry.remote, initial));
-        }
         if let Some(deadline) = entry.armed {
             self.timers.remove(&(deadline, id));
         }
@@ -287,29 +277,30 @@ impl Endpoint {
             });
             return Ok(None);
         }
-        if let Some(&id) = self.initials.get(&(from, src_cid)) {
-            let entry = self.links.get_mut(&id).ok_or(Dropped::UnknownConnection)?;
+        let cid = self.cookies.server_cid(from, src_cid);
+        if let Some(entry) = self.links.get_mut(&LinkId(cid)) {
+            // The client's `Initial` again (our `Accept` was lost), or, once in 2^64, another
+            // link's id: that client is turned away and tries again with a fresh id.
+            if entry.remote != from || entry.initial != Some(src_cid) {
+                return Err(Dropped::UnknownConnection);
+            }
             entry
                 .link
                 .handle_packet(now, Packet::Initial { src_cid, token }, len)?;
-            self.mark_ready(id);
-            return Ok(Some(id));
+            self.mark_ready(LinkId(cid));
+            return Ok(Some(LinkId(cid)));
         }
         if self.incoming.len() >= self.config.accept_backlog {
             return Err(Dropped::Busy);
         }
-        let cid = self.fresh_cid(from);
         let link = Link::server(Arc::clone(&self.config), cid, src_cid, now);
         let id = self.insert(link, from, Some(src_cid));
-        self.initials.insert((from, src_cid), id);
         self.incoming.push_back(id);
         Ok(Some(id))
     }
 
     fn insert(&mut self, link: Link, remote: SocketAddr, initial: Option<ConnectionId>) -> LinkId {
-        let id = LinkId(self.next_id);
-        self.next_id += 1;
-        self.routes.insert((remote, link.local_cid()), id);
+        let id = LinkId(link.local_cid());
         let entry = Box::new(Entry {
             link,
             remote,
@@ -351,11 +342,11 @@ impl Endpoint {
         entry.armed = deadline;
     }
 
-    /// A random connection id not yet used towards `remote`.
-    fn fresh_cid(&mut self, remote: SocketAddr) -> ConnectionId {
+    /// A random connection id no link of this endpoint has.
+    fn fresh_cid(&mut self) -> ConnectionId {
         loop {
             let cid = ConnectionId::new(self.rng.next_u64());
-            if !self.routes.contains_key(&(remote, cid)) {
+            if !self.links.contains_key(&LinkId(cid)) {
                 return cid;
             }
         }

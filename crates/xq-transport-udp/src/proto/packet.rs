@@ -53,8 +53,9 @@ const KIND_CLOSE: u8 = 5;
 
 /// An identifier a peer picks for its end of a connection; datagrams carry the receiver's.
 ///
-/// Connection ids are random, so an off-path attacker cannot guess one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Connection ids are random (a server derives its own from a secret), so an off-path
+/// attacker cannot guess one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConnectionId(u64);
 
 impl ConnectionId {

@@ -366,6 +366,8 @@ fn cookie_from_another_address_or_expired_is_refused() {
         id
     );
     assert_eq!(server.link_count(), 1);
+    assert_eq!(server.poll_incoming(), id, "one link to accept");
+    assert_eq!(server.poll_incoming(), None);
 }
 
 #[test]
