@@ -2,7 +2,7 @@
 //! address.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use crate::ConnId;
 
@@ -12,10 +12,25 @@ use crate::ConnId;
 pub(crate) struct Admission {
     max_total: usize,
     max_per_address: usize,
-    /// Each admitted connection's address (without the port: one host's many sockets count
-    /// as one source).
-    conns: HashMap<ConnId, String>,
-    by_address: HashMap<String, usize>,
+    /// Each admitted connection's source.
+    conns: HashMap<ConnId, Source>,
+    by_address: HashMap<Source, usize>,
+}
+
+/// Where connections come from: the IP address without the port (one host's many sockets
+/// count as one source), or the whole name of a peer that is no socket address (`mem`).
+/// IP addresses, the common case, are kept without an allocation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Source {
+    Ip(IpAddr),
+    Name(Box<str>),
+}
+
+impl Source {
+    fn of(peer: &str) -> Self {
+        peer.parse::<SocketAddr>()
+            .map_or_else(|_| Self::Name(peer.into()), |addr| Self::Ip(addr.ip()))
+    }
 }
 
 impl Admission {
@@ -34,9 +49,7 @@ impl Admission {
         if self.conns.len() >= self.max_total {
             return Err("the relay is full");
         }
-        let address = peer
-            .parse::<SocketAddr>()
-            .map_or_else(|_| peer.to_string(), |addr| addr.ip().to_string());
+        let address = Source::of(peer);
         let count = self.by_address.entry(address.clone()).or_default();
         if *count >= self.max_per_address {
             return Err("too many connections from this address");
@@ -75,5 +88,18 @@ mod tests {
         admission.release(ConnId(1));
         admission.release(ConnId(3));
         assert!(admission.admit(ConnId(6), "10.0.0.1:4003").is_ok());
+    }
+
+    #[test]
+    fn peers_without_a_socket_address_count_by_name() {
+        let mut admission = Admission::new(10, 2);
+        assert!(admission.admit(ConnId(1), "mem-client").is_ok());
+        assert!(admission.admit(ConnId(2), "mem-client").is_ok());
+        assert!(admission.admit(ConnId(3), "mem-client").is_err());
+        assert!(admission.admit(ConnId(4), "[::1]:4000").is_ok());
+        assert!(admission.admit(ConnId(5), "[::1]:4001").is_ok());
+        assert!(admission.admit(ConnId(6), "[::1]:4002").is_err());
+        admission.release(ConnId(2));
+        assert!(admission.admit(ConnId(7), "mem-client").is_ok());
     }
 }

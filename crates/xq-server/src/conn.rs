@@ -1,6 +1,7 @@
 //! Connections as the core sees them: an id from the driver and where the client stands.
 
 use std::fmt;
+use std::sync::Arc;
 
 use xq_protocol::RoomCode;
 use xq_session::{Seat, Timestamp};
@@ -35,8 +36,8 @@ pub(crate) struct Conn {
     pub(crate) bucket: TokenBucket,
     /// The open rooms it created, against [`crate::Config::max_rooms_per_connection`].
     pub(crate) rooms_open: u32,
-    /// The transport it came by, for the metrics.
-    pub(crate) transport: Box<str>,
+    /// The transport it came by, for the metrics; shared with its other connections.
+    pub(crate) transport: Arc<str>,
 }
 
 /// Where a client stands: each connection is in at most one room, in one role.
@@ -61,7 +62,7 @@ pub(crate) enum Place {
 }
 
 impl Conn {
-    pub(crate) fn new(since: Timestamp, transport: &str, rate_limit: RateLimit) -> Self {
+    pub(crate) fn new(since: Timestamp, transport: Arc<str>, rate_limit: RateLimit) -> Self {
         Self {
             since,
             greeted: false,
@@ -69,7 +70,7 @@ impl Conn {
             place: Place::Lobby,
             bucket: TokenBucket::full(since, rate_limit),
             rooms_open: 0,
-            transport: transport.into(),
+            transport,
         }
     }
 }

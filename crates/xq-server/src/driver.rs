@@ -251,7 +251,7 @@ impl Driver {
         match self.admission.admit(id, &conn.peer()) {
             Ok(()) => {
                 self.reads.push(NextFrame::new(id, conn));
-                self.relay.handle_connect(now, id, &transport);
+                self.relay.handle_connect(now, id, transport);
             }
             Err(why) => {
                 tracing::info!(conn = %id, peer = %conn.peer(), why, "refused");

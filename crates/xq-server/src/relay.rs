@@ -1,6 +1,7 @@
 //! The relay's sans-IO core: connections in, frames out.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -135,17 +136,19 @@ impl Relay {
         Ok(())
     }
 
-    /// A transport accepted connection `conn`; `transport` names it for the logs (`udp`,
-    /// `quic`, `mem`). Its first frame must be a hello. After [`shutdown`](Self::shutdown) the
-    /// connection is turned away at once.
-    pub fn handle_connect(&mut self, now: Timestamp, conn: ConnId, transport: &str) {
+    /// A transport accepted connection `conn`; `transport` names it for the logs and the
+    /// metrics (`udp`, `quic`, `mem`: pass an `Arc<str>` shared by the transport's connections
+    /// to spare each its own copy). Its first frame must be a hello. After
+    /// [`shutdown`](Self::shutdown) the connection is turned away at once.
+    pub fn handle_connect(&mut self, now: Timestamp, conn: ConnId, transport: impl Into<Arc<str>>) {
         if self.shutting_down {
             self.outbox
                 .disconnect(conn, DisconnectReason::ShuttingDown, SHUTTING_DOWN);
             return;
         }
-        tracing::debug!(%conn, transport, "connected");
-        self.metrics.connected(transport);
+        let transport = transport.into();
+        tracing::debug!(%conn, %transport, "connected");
+        self.metrics.connected(&transport);
         let state = Conn::new(now, transport, self.config.rate_limit);
         self.conns.insert(conn, state);
     }
