@@ -23,12 +23,17 @@ pub struct Played {
 pub(crate) struct History {
     /// `positions[n]` is the position after `n` plies; never empty.
     positions: Vec<Position>,
+    /// `hashes[n]` is the Zobrist hash of `positions[n]`, packed together so that the
+    /// repetition check, run after every move, scans a few cache lines rather than every
+    /// position since the last capture.
+    hashes: Vec<u64>,
     played: Vec<Played>,
 }
 
 impl History {
     pub(crate) fn new(start: Position) -> Self {
         Self {
+            hashes: vec![start.zobrist_hash()],
             positions: vec![start],
             played: Vec::new(),
         }
@@ -63,6 +68,11 @@ impl History {
         &self.positions
     }
 
+    /// The Zobrist hashes of [`positions`](Self::positions), in the same order.
+    pub(crate) fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+
     /// Plays `mv`, which must be legal in the current position.
     pub(crate) fn push(&mut self, mv: Move) -> Played {
         let mut pos = self.current().clone();
@@ -74,6 +84,7 @@ impl History {
             captured,
             gives_check: pos.is_check(),
         };
+        self.hashes.push(pos.zobrist_hash());
         self.positions.push(pos);
         self.played.push(played);
         played
@@ -84,5 +95,6 @@ impl History {
         let keep = self.played.len().saturating_sub(plies);
         self.played.truncate(keep);
         self.positions.truncate(keep + 1);
+        self.hashes.truncate(keep + 1);
     }
 }

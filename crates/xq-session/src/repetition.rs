@@ -20,16 +20,17 @@ use crate::{DrawReason, GameResult, WinReason};
 
 /// The result forced by repetition in the current position of `history`, if any.
 pub(crate) fn adjudicate(history: &History) -> Option<GameResult> {
-    let positions = history.positions();
+    let (positions, hashes) = (history.positions(), history.hashes());
     let now = positions.len() - 1;
     let current = history.current();
+    let hash = current.zobrist_hash();
     // Plies since the last capture bound the look-back; a set-up start position may claim more
-    // than the match has seen.
+    // than the match has seen. The same side is to move every second ply.
     let oldest = now.saturating_sub(current.halfmoves() as usize);
-    let mut occurrences = (oldest..=now).rev().step_by(2).filter(|&ply| {
-        let pos = &positions[ply];
-        pos.zobrist_hash() == current.zobrist_hash() && pos.board() == current.board()
-    });
+    let mut occurrences = (oldest..=now)
+        .rev()
+        .step_by(2)
+        .filter(|&ply| hashes[ply] == hash && positions[ply].board() == current.board());
     let first = occurrences.nth(2)?;
     let cycle = &history.played()[first..];
     let checks_throughout = |side: Color| {
