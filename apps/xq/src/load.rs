@@ -5,8 +5,9 @@
 //! clock, from the mover's send to the opponent receiving the event, and the task knows at
 //! once whose turn it is. The clients speak the protocol directly over `xq-transport` (no
 //! `xq-client`: its mirror, reconnection and event channel would cost the load generator more
-//! CPU than the relay it measures), and one local [`Match`] per table follows the game, so the
-//! tool knows, as the relay does, when a game is over and a rematch is due.
+//! CPU than the relay it measures). The tables replay [`Scripts`]: random legal games played
+//! to their end before the clock starts, so the tool spends no time choosing moves and knows,
+//! as the relay does, when a game is over and a rematch is due.
 
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket as StdUdpSocket};
@@ -62,7 +63,8 @@ pub(crate) struct LoadArgs {
     /// settled.
     #[arg(long, default_value_t = 1.0)]
     warmup: f64,
-    /// Seeds the random legal moves; match `i` plays with seed `SEED + i`.
+    /// Seeds the scripted games: script `i` is a random legal game drawn with seed `SEED + i`,
+    /// and match `m` plays script `m` modulo their number, game after game.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Moves per second to offer in total, spread evenly over the matches (default: every
@@ -141,12 +143,15 @@ async fn run(args: LoadArgs) -> Result<()> {
         ),
         _ => bail!("unsupported transport in {url}"),
     };
-    let seed = args.seed;
+    let scripts = Arc::new(Scripts::new(args.seed)?);
     let setup = move |index: usize| {
         // Clients 2i and 2i + 1 play match i; neighbours share a socket.
         let dialer = |client: usize| dialers[client * dialers.len() / (2 * args.matches)].clone();
-        let seed = seed.wrapping_add(index as u64);
-        RelayTable::seat([dialer(2 * index), dialer(2 * index + 1)], seed)
+        RelayTable::seat(
+            [dialer(2 * index), dialer(2 * index + 1)],
+            Arc::clone(&scripts),
+            index,
+        )
     };
     let report = drive(&args, relay, setup).await;
     let mode = if args.idle { "idle" } else { "play" };
@@ -335,7 +340,8 @@ async fn play<T: Table>(
         if current == Phase::Stop {
             break;
         }
-        match table.step().await {
+        let step = tokio::time::timeout(STALL, table.step()).await;
+        match step.context("the relay went silent").and_then(|step| step) {
             Ok(ply) if current == Phase::Measure && *phase.borrow() == Phase::Measure => {
                 let micros = ply.latency.as_micros();
                 tally
@@ -461,19 +467,19 @@ impl Usage {
     }
 }
 
-/// A match on the relay: two protocol clients and the game as the relay plays it.
+/// A match on the relay: two protocol clients replaying a scripted game.
 struct RelayTable {
     /// The client that created the room, then the one that joined it.
     clients: [Client; 2],
-    /// The current game, fed the same moves as the relay's, so that the table knows whose
-    /// turn it is and when the game is over.
-    game: Match,
-    rng: StdRng,
+    /// The moves of the game being played, as the relay will play them.
+    script: Arc<[Move]>,
+    /// Moves of `script` played so far.
+    ply: usize,
 }
 
 impl RelayTable {
     /// Connects two clients, has the first create a room and the second join it.
-    async fn seat(dialers: [Dialer; 2], seed: u64) -> Result<Self> {
+    async fn seat(dialers: [Dialer; 2], scripts: Arc<Scripts>, index: usize) -> Result<Self> {
         let [first, second] = dialers;
         let mut first = Client::connect(first).await?;
         let create = ClientMsg::CreateRoom(RoomOptions {
@@ -483,12 +489,16 @@ impl RelayTable {
         let (code, _) = first.enter(&create).await?;
         let mut second = Client::connect(second).await?;
         let (_, snapshot) = second.enter(&ClientMsg::JoinRoom { code }).await?;
+        ensure!(
+            snapshot.config == scripts.config,
+            "the relay plays under other rules than the scripted games"
+        );
         // The creator is sent the room again once the match begins.
         first.until_snapshot().await?;
         Ok(Self {
             clients: [first, second],
-            game: start(snapshot.config),
-            rng: StdRng::seed_from_u64(seed),
+            script: scripts.pick(index),
+            ply: 0,
         })
     }
 
@@ -502,7 +512,7 @@ impl RelayTable {
         }
     }
 
-    /// Ends a finished game on both clients and starts a rematch.
+    /// Ends a finished game on both clients and starts a rematch, which replays the script.
     async fn rematch(&mut self) -> Result<()> {
         for client in &mut self.clients {
             client.until_game_over().await?;
@@ -510,24 +520,26 @@ impl RelayTable {
         for client in &mut self.clients {
             client.send(&ClientMsg::Rematch).await?;
         }
-        let mut config = None;
         for client in &mut self.clients {
-            config = Some(client.until_snapshot().await?.config);
+            client.until_snapshot().await?;
         }
-        self.game = start(config.context("a table has two clients")?);
+        self.ply = 0;
         Ok(())
     }
 }
 
 impl Table for RelayTable {
     async fn step(&mut self) -> Result<Ply> {
-        let color = self.game.turn();
         let mv = *self
-            .game
-            .position()
-            .legal_moves()
-            .choose(&mut self.rng)
-            .context("no legal move in a game the relay says goes on")?;
+            .script
+            .get(self.ply)
+            .context("a scripted game has no moves")?;
+        // Every game starts from the standard position, where Red moves first.
+        let color = if self.ply.is_multiple_of(2) {
+            Color::Red
+        } else {
+            Color::Black
+        };
         let (mover, opponent) = self.seats(color);
         let play = Command::Play { by: color, mv };
         let sent = Instant::now();
@@ -535,11 +547,8 @@ impl Table for RelayTable {
         opponent.until_move(mv).await?;
         let latency = sent.elapsed();
         mover.until_move(mv).await?;
-        self.game
-            .handle(Timestamp::from_millis(0), play)
-            .context("the relay accepted a move the rules refuse")?;
-        while self.game.poll_event().is_some() {}
-        let game_over = !self.game.status().is_ongoing();
+        self.ply += 1;
+        let game_over = self.ply == self.script.len();
         if game_over {
             self.rematch().await?;
         }
@@ -553,7 +562,56 @@ impl Table for RelayTable {
     }
 }
 
-/// A new game under `config`; the table's clock is irrelevant to untimed rooms.
+/// The games the tables replay, drawn before the clock starts.
+struct Scripts {
+    /// The rules the games were played under: those of a room made with the default options.
+    config: MatchConfig,
+    games: Vec<Arc<[Move]>>,
+}
+
+impl Scripts {
+    /// How many games are drawn: enough that neighbouring tables play different games.
+    const COUNT: u64 = 64;
+
+    /// Draws the games, game `i` with seed `seed + i`.
+    fn new(seed: u64) -> Result<Self> {
+        let options = RoomOptions::default();
+        let mut config = MatchConfig::default();
+        config.time_control = options.time_control;
+        config.undo = options.undo;
+        let games = (0..Self::COUNT)
+            .map(|i| random_game(&config, seed.wrapping_add(i)))
+            .collect::<Result<_>>()?;
+        Ok(Self { config, games })
+    }
+
+    /// The game table `index` plays.
+    fn pick(&self, index: usize) -> Arc<[Move]> {
+        Arc::clone(&self.games[index % self.games.len()])
+    }
+}
+
+/// A game of random legal moves under `config`, to its end (mate, stalemate, repetition or
+/// the move limit).
+fn random_game(config: &MatchConfig, seed: u64) -> Result<Arc<[Move]>> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut game = start(config.clone());
+    let mut moves = Vec::new();
+    while game.status().is_ongoing() {
+        let by = game.turn();
+        let mv = *game
+            .position()
+            .legal_moves()
+            .choose(&mut rng)
+            .context("a game that goes on has a legal move")?;
+        game.handle(Timestamp::from_millis(0), Command::Play { by, mv })?;
+        while game.poll_event().is_some() {}
+        moves.push(mv);
+    }
+    Ok(moves.into())
+}
+
+/// A new game under `config`; the clock is irrelevant to untimed rooms.
 fn start(config: MatchConfig) -> Match {
     Match::new(config, Timestamp::from_millis(0))
 }
@@ -762,12 +820,9 @@ impl Client {
         self.conn.send(frame).await.context("sending")
     }
 
-    /// The next message; a refusal or a disconnect is an error.
+    /// The next message; a refusal or a disconnect is an error. The callers bound the wait.
     async fn recv(&self) -> Result<ServerMsg> {
-        let frame = tokio::time::timeout(STALL, self.conn.recv())
-            .await
-            .context("the relay went silent")?
-            .context("receiving")?;
+        let frame = self.conn.recv().await.context("receiving")?;
         match codec::decode(&frame)? {
             ServerMsg::Error { code, message } => bail!("refused ({code:?}): {message}"),
             ServerMsg::Disconnect { reason, message } => {
@@ -959,9 +1014,7 @@ impl RawTable {
     }
 
     async fn recv_event(socket: &UdpSocket, buf: &mut [u8]) -> Result<()> {
-        let len = tokio::time::timeout(STALL, socket.recv(buf))
-            .await
-            .context("the forwarder went silent")??;
+        let len = socket.recv(buf).await?;
         ensure!(
             buf.first() == Some(&RAW_EVENT) && len >= RAW_HEADER,
             "unexpected datagram"
@@ -994,4 +1047,29 @@ impl Table for RawTable {
 fn raw_header(kind: u8, table: u32, seat: u8) -> [u8; RAW_HEADER] {
     let [a, b, c, d] = table.to_le_bytes();
     [kind, a, b, c, d, seat]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table replays a script move by move and then expects the relay's game-over: the
+    /// script must end exactly where the rules end the game, not before and not after.
+    #[test]
+    fn scripted_games_end_exactly_at_their_last_move() -> Result<()> {
+        let scripts = Scripts::new(7)?;
+        assert_eq!(scripts.games.len() as u64, Scripts::COUNT);
+        for script in scripts.games.iter().take(8) {
+            let mut game = start(scripts.config.clone());
+            for (ply, &mv) in script.iter().enumerate() {
+                ensure!(game.status().is_ongoing(), "over before ply {ply}");
+                let by = game.turn();
+                game.handle(Timestamp::from_millis(0), Command::Play { by, mv })?;
+            }
+            ensure!(!game.status().is_ongoing(), "goes on after the script");
+        }
+        assert!(!Arc::ptr_eq(&scripts.pick(0), &scripts.pick(1)));
+        assert!(Arc::ptr_eq(&scripts.pick(0), &scripts.pick(64)));
+        Ok(())
+    }
 }
