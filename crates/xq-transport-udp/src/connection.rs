@@ -1,11 +1,8 @@
 //! The tokio handle of one connection.
 
 use std::net::SocketAddr;
-use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-
-use tokio::sync::Notify;
 
 use crate::Error;
 use crate::driver::Shared;
@@ -24,24 +21,13 @@ pub struct Connection {
 struct Handle {
     shared: Arc<Shared>,
     id: LinkId,
-    notify: Arc<Notify>,
     peer: SocketAddr,
 }
 
 impl Connection {
-    pub(crate) fn new(
-        shared: Arc<Shared>,
-        id: LinkId,
-        notify: Arc<Notify>,
-        peer: SocketAddr,
-    ) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, id: LinkId, peer: SocketAddr) -> Self {
         Self {
-            inner: Arc::new(Handle {
-                shared,
-                id,
-                notify,
-                peer,
-            }),
+            inner: Arc::new(Handle { shared, id, peer }),
         }
     }
 
@@ -111,22 +97,7 @@ impl Connection {
     ///
     /// As [`recv`](Self::recv).
     pub fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Error>> {
-        let mut state = self.inner.shared.lock();
-        let state = &mut *state;
-        let Some(link) = state.core.link_mut(self.inner.id) else {
-            return Poll::Ready(Err(Error::EndpointClosed));
-        };
-        if let Some(outcome) = next_frame(link) {
-            return Poll::Ready(outcome);
-        }
-        // Registered under the lock the driver wakes it under, so no wake-up falls between.
-        if let Some(conn) = state.conns.get_mut(&self.inner.id) {
-            match &mut conn.reader {
-                Some(reader) if reader.will_wake(cx.waker()) => {}
-                reader => *reader = Some(cx.waker().clone()),
-            }
-        }
-        Poll::Pending
+        self.poll_step(cx, Output::None, next_frame)
     }
 
     /// Closes gracefully: frames already sent are delivered, then both sides exchange a close.
@@ -169,25 +140,43 @@ impl Connection {
     }
 
     /// Runs `step` on the link under the lock until it returns a result, sleeping until the
-    /// driver reports activity in between. If `step` may have queued output, the driver is
+    /// driver changes the link in between. If `step` may have queued output, the driver is
     /// woken after each run to send it.
     pub(crate) async fn wait<T>(
         &self,
         output: Output,
         mut step: impl FnMut(&mut Link) -> Option<Result<T, Error>>,
     ) -> Result<T, Error> {
-        loop {
-            let mut notified = pin!(self.inner.notify.notified());
-            notified.as_mut().enable();
-            let outcome = self.with_link(&mut step)?;
-            if output == Output::Queued {
-                self.inner.shared.wake_driver.notify_one();
+        std::future::poll_fn(|cx| self.poll_step(cx, output, &mut step)).await
+    }
+
+    /// Runs `step` once; without a result, the task is woken at the link's next change. The
+    /// task is registered under the lock that the driver changes the link under, so no
+    /// change falls between the step and the registration.
+    fn poll_step<T>(
+        &self,
+        cx: &mut Context<'_>,
+        output: Output,
+        step: impl FnOnce(&mut Link) -> Option<Result<T, Error>>,
+    ) -> Poll<Result<T, Error>> {
+        let outcome = {
+            let mut state = self.inner.shared.lock();
+            let state = &mut *state;
+            let Some(link) = state.core.link_mut(self.inner.id) else {
+                return Poll::Ready(Err(Error::EndpointClosed));
+            };
+            let outcome = step(link);
+            if outcome.is_none()
+                && let Some(conn) = state.conns.get_mut(&self.inner.id)
+            {
+                conn.waiters.register(cx.waker());
             }
-            if let Some(outcome) = outcome {
-                return outcome;
-            }
-            notified.await;
+            outcome
+        };
+        if output == Output::Queued {
+            self.inner.shared.wake_driver.notify_one();
         }
+        outcome.map_or(Poll::Pending, Poll::Ready)
     }
 }
 

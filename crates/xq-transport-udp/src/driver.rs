@@ -49,19 +49,45 @@ pub(crate) struct State {
 /// Per-connection wake-ups and ownership.
 #[derive(Debug, Default)]
 pub(crate) struct ConnState {
-    /// Wakes tasks blocked in `send`, `recv`, `close` or `connect` on this link.
-    pub(crate) notify: Arc<Notify>,
-    /// The task that polled for the link's next frame (`Connection::poll_recv`), which needs
-    /// no future of its own, unlike the `notify` waiters.
-    pub(crate) reader: Option<Waker>,
+    /// The tasks waiting on the link (in `send`, `recv`, `poll_recv`, `close` or `connect`).
+    pub(crate) waiters: Waiters,
 }
 
 impl ConnState {
     /// Wakes every task waiting on the link: something about it changed.
     fn wake(&mut self) {
-        self.notify.notify_waiters();
-        if let Some(reader) = self.reader.take() {
-            reader.wake();
+        self.waiters.wake();
+    }
+}
+
+/// The wakers of the tasks waiting on one link, each woken (and forgotten) at the link's next
+/// change. A connection usually has one waiting task, its reader, so the first is kept inline
+/// and needs no allocation.
+#[derive(Debug, Default)]
+pub(crate) struct Waiters {
+    first: Option<Waker>,
+    rest: Vec<Waker>,
+}
+
+impl Waiters {
+    /// Adds `waker`, unless it would wake a task already there.
+    pub(crate) fn register(&mut self, waker: &Waker) {
+        let known = |other: &Waker| other.will_wake(waker);
+        if self.first.as_ref().is_some_and(known) || self.rest.iter().any(known) {
+            return;
+        }
+        match self.first {
+            None => self.first = Some(waker.clone()),
+            Some(_) => self.rest.push(waker.clone()),
+        }
+    }
+
+    fn wake(&mut self) {
+        if let Some(first) = self.first.take() {
+            first.wake();
+        }
+        for waker in self.rest.drain(..) {
+            waker.wake();
         }
     }
 }
@@ -199,5 +225,46 @@ fn flush(socket: &UdpSocket, core: &mut proto::Endpoint, blocked: &mut Option<Tr
             // retransmits or times out as with any loss.
             Ok(_) | Err(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
+
+    use super::*;
+
+    /// Counts its wake-ups.
+    struct Counter(AtomicUsize);
+
+    impl Wake for Counter {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn counter() -> (Arc<Counter>, Waker) {
+        let counter = Arc::new(Counter(AtomicUsize::new(0)));
+        (Arc::clone(&counter), Waker::from(counter))
+    }
+
+    #[test]
+    fn every_waiting_task_is_woken_once_per_change() {
+        let (reader, reader_waker) = counter();
+        let (sender, sender_waker) = counter();
+        let mut waiters = Waiters::default();
+        waiters.register(&reader_waker);
+        waiters.register(&sender_waker);
+        // Polled again before the change: still one wake-up.
+        waiters.register(&reader_waker);
+        waiters.wake();
+        assert_eq!(reader.0.load(Ordering::Relaxed), 1);
+        assert_eq!(sender.0.load(Ordering::Relaxed), 1);
+        // Forgotten once woken: a task that does not wait again is not woken again.
+        waiters.register(&sender_waker);
+        waiters.wake();
+        assert_eq!(reader.0.load(Ordering::Relaxed), 1);
+        assert_eq!(sender.0.load(Ordering::Relaxed), 2);
     }
 }

@@ -71,11 +71,9 @@ impl Endpoint {
                 return Err(Error::EndpointClosed);
             }
             let id = state.core.connect(Instant::now(), remote);
-            let conn = ConnState::default();
-            let notify = Arc::clone(&conn.notify);
-            state.conns.insert(id, conn);
+            state.conns.insert(id, ConnState::default());
             // Made before waiting, so that a cancelled `connect` drops it and the link goes.
-            Connection::new(Arc::clone(&self.shared), id, notify, remote)
+            Connection::new(Arc::clone(&self.shared), id, remote)
         };
         self.shared.wake_driver.notify_one();
         connection
@@ -109,15 +107,8 @@ impl Endpoint {
                     let Some(remote) = state.core.remote_addr(id) else {
                         continue;
                     };
-                    let conn = ConnState::default();
-                    let notify = Arc::clone(&conn.notify);
-                    state.conns.insert(id, conn);
-                    return Ok(Connection::new(
-                        Arc::clone(&self.shared),
-                        id,
-                        notify,
-                        remote,
-                    ));
+                    state.conns.insert(id, ConnState::default());
+                    return Ok(Connection::new(Arc::clone(&self.shared), id, remote));
                 }
             }
             notified.await;
