@@ -1,0 +1,177 @@
+//! The relay's core alone, without transports or storage: what one move costs it, from the
+//! mover's frame to the encoded events for both players and the change to persist.
+//!
+//! Rooms replay random legal games and start a rematch at each game's end, as `xq load`'s
+//! tables do, so the figure covers checks, mates, repetitions and rematches in their
+//! natural proportions.
+
+#![allow(missing_docs)] // criterion's macros generate undocumented items
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMsg, codec};
+use xq_rules::Color;
+use xq_server::{Config, ConnId, Output, RateLimit, Relay};
+use xq_session::{Command, Match, MatchConfig, Timestamp};
+
+/// Rooms played in turn, like the matches of a load run.
+const ROOMS: u64 = 64;
+
+/// A relay with seated rooms and, for each, the frames of a scripted game.
+struct Bench {
+    relay: Relay,
+    rooms: Vec<Room>,
+    next: usize,
+    /// Whether outputs are decoded and checked (while setting up), or only drained.
+    checking: bool,
+}
+
+struct Room {
+    /// The players as seated for the current game: Red, then Black.
+    seats: [ConnId; 2],
+    /// Each move's frame, encoded once, with the colour that plays it.
+    moves: Vec<(Color, Vec<u8>)>,
+    ply: usize,
+}
+
+fn encode(msg: &ClientMsg) -> Vec<u8> {
+    codec::to_frame(msg).unwrap_or_else(|err| unreachable!("a client message encodes: {err}"))
+}
+
+/// A random legal game from the standard start to its end, as encoded move commands.
+fn script(seed: u64) -> Vec<(Color, Vec<u8>)> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
+    let mut moves = Vec::new();
+    while game.status().is_ongoing() {
+        let by = game.turn();
+        let Some(&mv) = game.position().legal_moves().choose(&mut rng) else {
+            break;
+        };
+        let play = Command::Play { by, mv };
+        if game.handle(Timestamp::from_millis(0), play).is_err() {
+            break;
+        }
+        while game.poll_event().is_some() {}
+        moves.push((by, encode(&ClientMsg::Command(play))));
+    }
+    moves
+}
+
+impl Bench {
+    fn new() -> Self {
+        // The clock stands still here, so the rate limit would soon cut every player off: it
+        // is set as high as `xq load` runs have it.
+        let config = Config {
+            rate_limit: RateLimit {
+                burst: 1_000_000,
+                per_second: 1_000_000,
+            },
+            ..Config::default()
+        };
+        let mut bench = Self {
+            relay: Relay::new(config, [1; 32]),
+            rooms: Vec::new(),
+            next: 0,
+            checking: true,
+        };
+        for index in 0..ROOMS {
+            let red = ConnId(2 * index);
+            let black = ConnId(2 * index + 1);
+            for conn in [red, black] {
+                bench.relay.handle_connect(bench.now(), conn, "bench");
+                let hello = ClientMsg::Hello {
+                    version: PROTOCOL_VERSION,
+                    client: "bench".into(),
+                    resume: None,
+                };
+                bench.input(conn, &encode(&hello));
+            }
+            let create = ClientMsg::CreateRoom(RoomOptions {
+                seat: SeatChoice::Red,
+                ..RoomOptions::default()
+            });
+            let code = bench
+                .input(red, &encode(&create))
+                .into_iter()
+                .find_map(|(_, msg)| match msg {
+                    ServerMsg::Joined { code, .. } => Some(code),
+                    _ => None,
+                })
+                .unwrap_or_else(|| unreachable!("the creator is seated"));
+            bench.input(black, &encode(&ClientMsg::JoinRoom { code }));
+            bench.rooms.push(Room {
+                seats: [red, black],
+                moves: script(index),
+                ply: 0,
+            });
+        }
+        // One whole game of the first room and its rematch, checked: every move is accepted.
+        for _ in 0..=bench.rooms[0].moves.len() * bench.rooms.len() {
+            bench.step();
+        }
+        bench.checking = false;
+        bench
+    }
+
+    fn now(&self) -> Timestamp {
+        Timestamp::from_millis(0)
+    }
+
+    /// Feeds a frame and drains the outputs, as a driver does. While checking, returns the
+    /// messages sent and fails on a refusal.
+    fn input(&mut self, conn: ConnId, frame: &[u8]) -> Vec<(ConnId, ServerMsg)> {
+        self.relay.handle_frame(self.now(), conn, frame);
+        let mut sent = Vec::new();
+        while let Some(output) = self.relay.poll_output() {
+            if let (true, Output::Send { to, frame }) = (self.checking, output) {
+                let msg = codec::decode::<ServerMsg>(&frame)
+                    .unwrap_or_else(|err| unreachable!("the relay's frames decode: {err}"));
+                assert!(
+                    !matches!(msg, ServerMsg::Error { .. } | ServerMsg::Disconnect { .. }),
+                    "refused: {msg:?}"
+                );
+                sent.push((to, msg));
+            }
+        }
+        sent
+    }
+
+    /// Plays the next move of the next room; at a game's end, both players ask for the
+    /// rematch, which swaps their colours.
+    fn step(&mut self) {
+        let index = self.next;
+        self.next = (self.next + 1) % self.rooms.len();
+        let room = &mut self.rooms[index];
+        // Taken out for the call, and put back: the frames are not copied.
+        let moves = std::mem::take(&mut room.moves);
+        let (color, frame) = &moves[room.ply];
+        let mover = room.seats[usize::from(*color == Color::Black)];
+        room.ply = (room.ply + 1) % moves.len();
+        let over = room.ply == 0;
+        if over {
+            room.seats.reverse();
+        }
+        let seats = room.seats;
+        self.input(mover, frame);
+        self.rooms[index].moves = moves;
+        if over {
+            for conn in seats {
+                self.input(conn, &encode(&ClientMsg::Rematch));
+            }
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut bench = Bench::new();
+    let mut group = c.benchmark_group("relay");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("move", |b| b.iter(|| bench.step()));
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
