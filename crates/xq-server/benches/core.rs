@@ -16,8 +16,9 @@ use xq_rules::Color;
 use xq_server::{Config, ConnId, Output, RateLimit, Relay};
 use xq_session::{Command, Match, MatchConfig, Timestamp};
 
-/// Rooms played in turn, like the matches of a load run.
-const ROOMS: u64 = 64;
+/// Rooms played in turn, as many as a load run's matches: their state does not all fit in
+/// the CPU's caches, as in a loaded relay.
+const ROOMS: u64 = 1000;
 
 /// A relay with seated rooms and, for each, the frames of a scripted game.
 struct Bench {
