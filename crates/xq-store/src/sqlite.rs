@@ -36,6 +36,9 @@ pub struct SqliteStore {
     conn: Connection,
     /// Matches ended since the last sweep of their entries.
     ended: u32,
+    /// The `rooms.id` of each stored room's match, so that a move's entry goes in without
+    /// looking its room up by code. Only this store writes the rooms, so it follows them.
+    matches: HashMap<RoomCode, i64>,
 }
 
 impl SqliteStore {
@@ -57,12 +60,16 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")?;
         schema::prepare(&mut conn)?;
         conn.execute(schema::SWEEP, [])?;
-        Ok(Self { conn, ended: 0 })
+        let matches = stored_matches(&conn)?;
+        Ok(Self {
+            conn,
+            ended: 0,
+            matches,
+        })
     }
-}
 
-impl Storage for SqliteStore {
-    fn commit(&mut self, changes: &[Persist]) -> Result<(), StoreError> {
+    /// [`Storage::commit`] as one transaction, with `matches` following the rooms it writes.
+    fn commit_batch(&mut self, changes: &[Persist]) -> Result<(), StoreError> {
         let now = UnixTime::now();
         let tx = self
             .conn
@@ -72,7 +79,8 @@ impl Storage for SqliteStore {
             // Nearly every change is an entry: its statement is looked up once per batch.
             let mut insert_entry = tx.prepare_cached(INSERT_ENTRY)?;
             for change in changes {
-                ended += u32::from(apply(&tx, &mut insert_entry, change, now)?);
+                let ended_one = apply(&tx, &mut insert_entry, &mut self.matches, change, now)?;
+                ended += u32::from(ended_one);
             }
         }
         if ended >= SWEEP_EVERY {
@@ -82,6 +90,33 @@ impl Storage for SqliteStore {
         tx.commit()?;
         self.ended = ended;
         Ok(())
+    }
+}
+
+/// Every stored room's code with the `rooms.id` of its match.
+fn stored_matches(conn: &Connection) -> Result<HashMap<RoomCode, i64>, StoreError> {
+    let mut select = conn.prepare("SELECT code, id FROM rooms")?;
+    let mut rows = select.query([])?;
+    let mut matches = HashMap::new();
+    while let Some(row) = rows.next()? {
+        let text: String = row.get(0)?;
+        let code = text.parse().map_err(|_| StoreError::Corrupt {
+            what: "code",
+            code: text.clone(),
+        })?;
+        matches.insert(code, row.get(1)?);
+    }
+    Ok(matches)
+}
+
+impl Storage for SqliteStore {
+    fn commit(&mut self, changes: &[Persist]) -> Result<(), StoreError> {
+        let committed = self.commit_batch(changes);
+        if committed.is_err() {
+            // The transaction was rolled back, maybe after `matches` followed some of it.
+            self.matches = stored_matches(&self.conn).unwrap_or_default();
+        }
+        committed
     }
 
     fn open_rooms(&mut self) -> Result<Vec<OpenRoom>, StoreError> {
@@ -185,15 +220,15 @@ impl Storage for SqliteStore {
     }
 }
 
-/// Appends an entry to the journal of the match open in a room (none for an unknown room).
-const INSERT_ENTRY: &str = "INSERT INTO entries (match_id, seq, at, input) \
-     SELECT id, ?2, ?3, ?4 FROM rooms WHERE code = ?1";
+/// Appends an entry to the journal of a match.
+const INSERT_ENTRY: &str = "INSERT INTO entries (match_id, seq, at, input) VALUES (?1, ?2, ?3, ?4)";
 
 /// Applies one change inside the commit's transaction; says whether a match ended, leaving
 /// its entries to the next sweep.
 fn apply(
     tx: &Transaction<'_>,
     insert_entry: &mut Statement<'_>,
+    matches: &mut HashMap<RoomCode, i64>,
     change: &Persist,
     now: UnixTime,
 ) -> Result<bool, StoreError> {
@@ -223,18 +258,17 @@ fn apply(
                 &second_token.0[..],
                 now.0,
             ])?;
+            matches.insert(*code, tx.last_insert_rowid());
             Ok(replaced > 0)
         }
         Persist::Entry { code, seq, entry } => {
-            let inserted = insert_entry.execute(params![
-                code.as_str(),
+            let id = matches.get(code).ok_or(StoreError::UnknownRoom(*code))?;
+            insert_entry.execute(params![
+                id,
                 seq,
                 entry.at.as_millis(),
                 encode(&entry.input)?
             ])?;
-            if inserted == 0 {
-                return Err(StoreError::UnknownRoom(*code));
-            }
             Ok(false)
         }
         Persist::MatchOver { code, record } => {
@@ -272,6 +306,7 @@ fn apply(
             let closed = tx
                 .prepare_cached("DELETE FROM rooms WHERE code = ?1")?
                 .execute([code.as_str()])?;
+            matches.remove(code);
             Ok(closed > 0)
         }
     }

@@ -206,6 +206,13 @@ fn a_failed_commit_changes_nothing() {
     ];
     assert_matches!(store.commit(&batch), Err(StoreError::UnknownRoom(code)) if code == stray);
     assert_eq!(store.open_rooms().expect("reads"), []);
+    // The room the failed batch started is not there for later entries either.
+    let late = Persist::Entry {
+        code: kept,
+        seq: 0,
+        entry,
+    };
+    assert_matches!(store.commit(&[late]), Err(StoreError::UnknownRoom(code)) if code == kept);
     let over = Persist::MatchOver {
         code: stray,
         record: Box::new(game(&[]).record()),
