@@ -88,10 +88,8 @@ impl Connection {
     }
 
     /// Polls for the next frame, as [`recv`](Self::recv) waits for it: for a task that
-    /// receives on many connections and would otherwise keep a future alive for each.
-    ///
-    /// Only the task of the latest call is woken; use it from one task at a time (beside any
-    /// number of `recv`, `send` and `close` calls).
+    /// receives on many connections and would otherwise keep a future alive for each. Like
+    /// every wait on the link, the task is woken at the link's next change.
     ///
     /// # Errors
     ///
@@ -166,9 +164,12 @@ impl Connection {
                 return Poll::Ready(Err(Error::EndpointClosed));
             };
             let outcome = step(link);
-            if outcome.is_none()
-                && let Some(conn) = state.conns.get_mut(&self.inner.id)
-            {
+            if outcome.is_none() {
+                // A handle's link keeps its entry until the handle is dropped; without one,
+                // nothing would wake this task.
+                let Some(conn) = state.conns.get_mut(&self.inner.id) else {
+                    return Poll::Ready(Err(Error::EndpointClosed));
+                };
                 conn.waiters.register(cx.waker());
             }
             outcome

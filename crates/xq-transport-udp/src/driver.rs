@@ -53,13 +53,6 @@ pub(crate) struct ConnState {
     pub(crate) waiters: Waiters,
 }
 
-impl ConnState {
-    /// Wakes every task waiting on the link: something about it changed.
-    fn wake(&mut self) {
-        self.waiters.wake();
-    }
-}
-
 /// The wakers of the tasks waiting on one link, each woken (and forgotten) at the link's next
 /// change. A connection usually has one waiting task, its reader, so the first is kept inline
 /// and needs no allocation.
@@ -82,6 +75,7 @@ impl Waiters {
         }
     }
 
+    /// Wakes every task waiting on the link, which changed, and forgets them.
     fn wake(&mut self) {
         if let Some(first) = self.first.take() {
             first.wake();
@@ -119,7 +113,7 @@ impl State {
             return;
         };
         match self.conns.get_mut(&id) {
-            Some(conn) => conn.wake(),
+            Some(conn) => conn.waiters.wake(),
             None => incoming.notify_waiters(),
         }
     }
@@ -154,10 +148,10 @@ impl State {
     }
 
     /// Wakes the tasks waiting on these links.
-    fn notify(&mut self, links: &[LinkId]) {
+    fn wake(&mut self, links: &[LinkId]) {
         for id in links {
             if let Some(conn) = self.conns.get_mut(id) {
-                conn.wake();
+                conn.waiters.wake();
             }
         }
     }
@@ -204,7 +198,7 @@ pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
                 armed = None;
                 let mut state = shared.lock();
                 let fired = state.core.handle_timeout(Instant::now());
-                state.notify(&fired);
+                state.wake(&fired);
             }
             () = shared.wake_driver.notified() => {}
             _ = socket.writable(), if blocked.is_some() => {}
