@@ -37,8 +37,12 @@ pub struct SqliteStore {
     /// Matches ended since the last sweep of their entries.
     ended: u32,
     /// The `rooms.id` of each stored room's match, so that a move's entry goes in without
-    /// looking its room up by code. Only this store writes the rooms, so it follows them.
+    /// looking its room up by code. Only this store writes the rooms (other processes only
+    /// read the archive), so it follows them.
     matches: HashMap<RoomCode, i64>,
+    /// Set by a failed commit, whose rollback `matches` may have run ahead of: they are read
+    /// again from the database before the next commit.
+    stale: bool,
 }
 
 impl SqliteStore {
@@ -65,6 +69,7 @@ impl SqliteStore {
             conn,
             ended: 0,
             matches,
+            stale: false,
         })
     }
 
@@ -111,11 +116,12 @@ fn stored_matches(conn: &Connection) -> Result<HashMap<RoomCode, i64>, StoreErro
 
 impl Storage for SqliteStore {
     fn commit(&mut self, changes: &[Persist]) -> Result<(), StoreError> {
-        let committed = self.commit_batch(changes);
-        if committed.is_err() {
-            // The transaction was rolled back, maybe after `matches` followed some of it.
-            self.matches = stored_matches(&self.conn).unwrap_or_default();
+        if self.stale {
+            self.matches = stored_matches(&self.conn)?;
+            self.stale = false;
         }
+        let committed = self.commit_batch(changes);
+        self.stale = committed.is_err();
         committed
     }
 
