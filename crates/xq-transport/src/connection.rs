@@ -30,7 +30,8 @@ pub trait Connection: Send + Sync {
     /// [`TransportError::FrameTooLarge`], or the connection's failure.
     fn try_send(&self, frame: Vec<u8>) -> Result<(), TransportError>;
 
-    /// Receives the next frame.
+    /// Receives the next frame. Receive from one task at a time: this waits through
+    /// [`poll_recv`](Self::poll_recv), which may wake only the latest task.
     ///
     /// # Errors
     ///

@@ -332,15 +332,24 @@ mod tests {
     /// any more, so they must not wait for room that never comes.
     #[tokio::test]
     async fn closing_ends_a_recv_in_progress_and_fails_the_peers_sends() {
+        /// Counts its wake-ups.
+        struct Counter(AtomicU64);
+        impl std::task::Wake for Counter {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         let (a, b) = MemConnection::pair(&Options::default());
-        let a = Arc::new(a);
-        let reader = Arc::clone(&a);
-        let receiving = tokio::spawn(async move { reader.recv().await });
-        tokio::task::yield_now().await;
+        let woken = Arc::new(Counter(AtomicU64::new(0)));
+        let waker = Waker::from(Arc::clone(&woken));
+        let mut cx = Context::from_waker(&waker);
+        // A receiver is waiting when the close comes.
+        assert!(a.poll_recv(&mut cx).is_pending());
         a.close().await;
-        let received = tokio::time::timeout(Duration::from_secs(5), receiving).await;
+        assert_eq!(woken.0.load(Ordering::Relaxed), 1);
+        let received = a.poll_recv(&mut cx);
         assert!(
-            matches!(received, Ok(Ok(Err(TransportError::ClosedLocally)))),
+            matches!(received, Poll::Ready(Err(TransportError::ClosedLocally))),
             "{received:?}"
         );
         assert!(matches!(

@@ -264,6 +264,40 @@ async fn listener_close_keeps_connections(scheme: &str) {
     );
 }
 
+/// A task that waits with `poll_recv` and no future of its own (as the relay does for each of
+/// thousands of connections) is woken by each frame, and by its own side's close.
+async fn poll_recv_wakes_its_task(scheme: &str) {
+    let s = setup(scheme).await;
+    let (server, read) = (Arc::clone(&s.server), Arc::new(AtomicUsize::new(0)));
+    let counter = Arc::clone(&read);
+    let reader = tokio::spawn(async move {
+        loop {
+            match std::future::poll_fn(|cx| server.poll_recv(cx)).await {
+                Ok(_) => counter.fetch_add(1, Ordering::Relaxed),
+                Err(end) => return end,
+            };
+        }
+    });
+    for i in 0..20 {
+        // Each frame finds the reader parked, so each needs a wake-up.
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        s.client
+            .send(frame(i, 16))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    while read.load(Ordering::Relaxed) < 20 {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    s.server.close().await;
+    let end = reader.await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        matches!(end, TransportError::ClosedLocally | TransportError::Closed),
+        "{end:?}"
+    );
+    assert_eq!(read.load(Ordering::Relaxed), 20);
+}
+
 macro_rules! suite {
     ($($scheme:ident),*) => {
         $(
@@ -293,6 +327,8 @@ macro_rules! suite {
                 fn graceful_close() { run(super::graceful_close(stringify!($scheme))) }
                 #[test]
                 fn peer_death() { run(super::peer_death(stringify!($scheme))) }
+                #[test]
+                fn poll_recv_wakes_its_task() { run(super::poll_recv_wakes_its_task(stringify!($scheme))) }
                 #[test]
                 fn listener_close_keeps_connections() {
                     run(super::listener_close_keeps_connections(stringify!($scheme)))
