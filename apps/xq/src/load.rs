@@ -31,8 +31,9 @@ use xq_transport::{Address, Options};
 use xq_transport_quic::{ClientConfig, ClientEndpoint};
 use xq_transport_udp::{Config as UdpConfig, Endpoint};
 
-/// How long one message may take before the match counts as failed: far above any latency
-/// the tool reports, so only a lost or stuck connection reaches it.
+/// How long one move (with the rematch it may start) may take before the match counts as
+/// failed: far above any latency the tool reports, so only a lost or stuck connection reaches
+/// it.
 const STALL: Duration = Duration::from_secs(5);
 /// How long the matches get to finish their last move and close, once the time is up.
 const WIND_DOWN: Duration = Duration::from_secs(5);
@@ -595,19 +596,9 @@ impl Scripts {
 /// the move limit).
 fn random_game(config: &MatchConfig, seed: u64) -> Result<Arc<[Move]>> {
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut game = start(config.clone());
-    let mut moves = Vec::new();
-    while game.status().is_ongoing() {
-        let by = game.turn();
-        let mv = *game
-            .position()
-            .legal_moves()
-            .choose(&mut rng)
-            .context("a game that goes on has a legal move")?;
-        game.handle(Timestamp::from_millis(0), Command::Play { by, mv })?;
-        while game.poll_event().is_some() {}
-        moves.push(mv);
-    }
+    let moves = start(config.clone()).play_out(Timestamp::from_millis(0), |moves| {
+        moves.choose(&mut rng).copied()
+    })?;
     Ok(moves.into())
 }
 
@@ -1053,23 +1044,98 @@ fn raw_header(kind: u8, table: u32, seat: u8) -> [u8; RAW_HEADER] {
 mod tests {
     use super::*;
 
-    /// A table replays a script move by move and then expects the relay's game-over: the
-    /// script must end exactly where the rules end the game, not before and not after.
-    #[test]
-    fn scripted_games_end_exactly_at_their_last_move() -> Result<()> {
-        let scripts = Scripts::new(7)?;
-        assert_eq!(scripts.games.len() as u64, Scripts::COUNT);
-        for script in scripts.games.iter().take(8) {
-            let mut game = start(scripts.config.clone());
-            for (ply, &mv) in script.iter().enumerate() {
-                ensure!(game.status().is_ongoing(), "over before ply {ply}");
-                let by = game.turn();
-                game.handle(Timestamp::from_millis(0), Command::Play { by, mv })?;
+    use xq_server::{Config, ConnId, Output, RateLimit, Relay};
+
+    /// The relay's core, fed frames as a driver would, with its replies decoded.
+    struct Core(Relay);
+
+    impl Core {
+        fn send(&mut self, from: ConnId, msg: &ClientMsg) -> Result<Vec<(ConnId, ServerMsg)>> {
+            self.0
+                .handle_frame(Timestamp::from_millis(0), from, &codec::to_frame(msg)?);
+            let mut sent = Vec::new();
+            while let Some(output) = self.0.poll_output() {
+                if let Output::Send { to, frame } = output {
+                    let msg: ServerMsg = codec::decode(&frame)?;
+                    ensure!(!matches!(msg, ServerMsg::Error { .. }), "refused: {msg:?}");
+                    sent.push((to, msg));
+                }
             }
-            ensure!(!game.status().is_ongoing(), "goes on after the script");
+            Ok(sent)
         }
+    }
+
+    /// A table replays a script move by move, then expects the relay's game-over and starts
+    /// a rematch with the colours swapped. Played against the relay's core: the scripts must
+    /// be drawn under the rules of a room made with the default options and end exactly
+    /// where the relay ends their games.
+    #[test]
+    fn the_relay_ends_each_scripted_game_at_its_last_move() -> Result<()> {
+        let scripts = Scripts::new(7)?;
         assert!(!Arc::ptr_eq(&scripts.pick(0), &scripts.pick(1)));
         assert!(Arc::ptr_eq(&scripts.pick(0), &scripts.pick(64)));
+        let config = Config {
+            // The clock stands still here: no rate limit is reached.
+            rate_limit: RateLimit {
+                burst: 1_000_000,
+                per_second: 1_000_000,
+            },
+            ..Config::default()
+        };
+        let mut core = Core(Relay::new(config, [3; 32]));
+        let (mut red, mut black) = (ConnId(1), ConnId(2));
+        for conn in [red, black] {
+            core.0
+                .handle_connect(Timestamp::from_millis(0), conn, "mem");
+            let hello = ClientMsg::Hello {
+                version: PROTOCOL_VERSION,
+                client: "test".into(),
+                resume: None,
+            };
+            core.send(conn, &hello)?;
+        }
+        let create = ClientMsg::CreateRoom(RoomOptions {
+            seat: SeatChoice::Red,
+            ..RoomOptions::default()
+        });
+        let code = core
+            .send(red, &create)?
+            .into_iter()
+            .find_map(|(_, msg)| match msg {
+                ServerMsg::Joined { code, .. } => Some(code),
+                _ => None,
+            })
+            .context("the creator is seated")?;
+        let joined = core.send(black, &ClientMsg::JoinRoom { code })?;
+        let rules = joined.iter().find_map(|(_, msg)| match msg {
+            ServerMsg::Snapshot(snapshot) => Some(&snapshot.config),
+            _ => None,
+        });
+        assert_eq!(rules, Some(&scripts.config));
+        for script in scripts.games.iter().take(2) {
+            for (ply, &mv) in script.iter().enumerate() {
+                let (mover, by) = if ply % 2 == 0 {
+                    (red, Color::Red)
+                } else {
+                    (black, Color::Black)
+                };
+                let sent = core.send(mover, &ClientMsg::Command(Command::Play { by, mv }))?;
+                let over = sent.iter().any(|(_, msg)| {
+                    matches!(
+                        msg,
+                        ServerMsg::Event {
+                            event: Event::GameOver(_),
+                            ..
+                        }
+                    )
+                });
+                assert_eq!(over, ply + 1 == script.len(), "ply {ply}");
+            }
+            for conn in [red, black] {
+                core.send(conn, &ClientMsg::Rematch)?;
+            }
+            (red, black) = (black, red);
+        }
         Ok(())
     }
 }

@@ -14,7 +14,7 @@ use rand::seq::IndexedRandom;
 use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMsg, codec};
 use xq_rules::Color;
 use xq_server::{Config, ConnId, Output, RateLimit, Relay};
-use xq_session::{Command, Match, MatchConfig, Timestamp};
+use xq_session::{Command, Event, Match, MatchConfig, Timestamp};
 
 /// Rooms played in turn, as many as a load run's matches: their state does not all fit in
 /// the CPU's caches, as in a loaded relay.
@@ -35,6 +35,8 @@ struct Room {
     /// Each move's frame, encoded once, with the colour that plays it.
     moves: Vec<(Color, Vec<u8>)>,
     ply: usize,
+    /// Games finished.
+    games: u64,
 }
 
 fn encode(msg: &ClientMsg) -> Vec<u8> {
@@ -45,20 +47,17 @@ fn encode(msg: &ClientMsg) -> Vec<u8> {
 fn script(seed: u64) -> Vec<(Color, Vec<u8>)> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
-    let mut moves = Vec::new();
-    while game.status().is_ongoing() {
-        let by = game.turn();
-        let Some(&mv) = game.position().legal_moves().choose(&mut rng) else {
-            break;
-        };
-        let play = Command::Play { by, mv };
-        if game.handle(Timestamp::from_millis(0), play).is_err() {
-            break;
-        }
-        while game.poll_event().is_some() {}
-        moves.push((by, encode(&ClientMsg::Command(play))));
-    }
-    moves
+    let moves = game
+        .play_out(Timestamp::from_millis(0), |moves| {
+            moves.choose(&mut rng).copied()
+        })
+        .unwrap_or_else(|err| unreachable!("the moves picked are legal: {err}"));
+    // Red moves first from the standard start.
+    let colors = [Color::Red, Color::Black].into_iter().cycle();
+    colors
+        .zip(moves)
+        .map(|(by, mv)| (by, encode(&ClientMsg::Command(Command::Play { by, mv }))))
+        .collect()
 }
 
 impl Bench {
@@ -107,10 +106,15 @@ impl Bench {
                 seats: [red, black],
                 moves: script(index),
                 ply: 0,
+                games: 0,
             });
         }
-        // One whole game of the first room and its rematch, checked: every move is accepted.
-        for _ in 0..=bench.rooms[0].moves.len() * bench.rooms.len() {
+        // Every room plays its whole game and the first move of the rematch, checked: the
+        // relay accepts every move, ends each game where its script does, and swaps colours.
+        while bench.rooms.iter().any(|room| room.games == 0) {
+            bench.step();
+        }
+        for _ in 0..bench.rooms.len() {
             bench.step();
         }
         bench.checking = false;
@@ -154,9 +158,25 @@ impl Bench {
         let over = room.ply == 0;
         if over {
             room.seats.reverse();
+            room.games += 1;
         }
         let seats = room.seats;
-        self.input(mover, frame);
+        let sent = self.input(mover, frame);
+        if self.checking {
+            let game_over = sent.iter().any(|(_, msg)| {
+                matches!(
+                    msg,
+                    ServerMsg::Event {
+                        event: Event::GameOver(_),
+                        ..
+                    }
+                )
+            });
+            assert_eq!(
+                game_over, over,
+                "the relay and the script disagree on the end"
+            );
+        }
         self.rooms[index].moves = moves;
         if over {
             for conn in seats {

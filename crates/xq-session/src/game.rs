@@ -265,6 +265,32 @@ impl Match {
         Ok(())
     }
 
+    /// Plays the game out at `now`: the side to move plays the move `pick` chooses among the
+    /// legal ones, until the game is over or `pick` chooses none. Returns the moves played.
+    /// This is self-play for scripted games (load generators, benchmarks); the events stay
+    /// queued as for any move.
+    ///
+    /// # Errors
+    ///
+    /// The [`CommandError`] for a move `pick` chose that is not legal; the moves before it
+    /// stay played.
+    pub fn play_out(
+        &mut self,
+        now: Timestamp,
+        mut pick: impl FnMut(&[Move]) -> Option<Move>,
+    ) -> Result<Vec<Move>, CommandError> {
+        let mut played = Vec::new();
+        while self.status().is_ongoing() {
+            let by = self.turn();
+            let Some(mv) = pick(&self.position().legal_moves()) else {
+                break;
+            };
+            self.handle(now, Command::Play { by, mv })?;
+            played.push(mv);
+        }
+        Ok(played)
+    }
+
     /// Handles the passing of time: if the side to move has run out of time by `now`, it loses.
     /// Harmless to call early or often.
     pub fn handle_timeout(&mut self, now: Timestamp) {

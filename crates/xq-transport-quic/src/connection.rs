@@ -247,7 +247,8 @@ impl Connection {
         Ok(framing::encode(frame))
     }
 
-    /// Waits for the next frame.
+    /// Waits for the next frame. Receive from one task at a time: the stream wakes only the
+    /// task that polled it last.
     ///
     /// # Errors
     ///

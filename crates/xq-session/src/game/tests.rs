@@ -837,3 +837,37 @@ fn the_journal_survives_serialization() {
         bincode::serde::decode_from_slice(&bytes, config).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(decoded, events);
 }
+
+#[test]
+fn play_out_plays_the_picked_moves_to_the_end() {
+    let now = Timestamp::from_millis(0);
+    // Red's chariot mates at once; the picker takes the first legal move that does.
+    let mut game = Match::new(
+        MatchConfig {
+            start: fen("3k5/R8/9/9/9/9/9/9/9/1R2K4 w - - 0 1"),
+            ..MatchConfig::default()
+        },
+        now,
+    );
+    let played = game.play_out(now, |moves| {
+        moves.iter().copied().find(|&m| m == mv("b0b9"))
+    });
+    assert_eq!(played, Ok(vec![mv("b0b9")]));
+    assert_eq!(game.status().result(), win(RED, WinReason::Checkmate));
+
+    // A picker that declines stops the play; one that picks an illegal move gets the error.
+    let mut game = Match::new(MatchConfig::default(), now);
+    assert_eq!(game.play_out(now, |_| None), Ok(vec![]));
+    let mut first = true;
+    let played = game.play_out(now, |moves| {
+        let pick = if first {
+            moves.first().copied()
+        } else {
+            Some(mv("a0a9"))
+        };
+        first = false;
+        pick
+    });
+    assert!(played.is_err());
+    assert_eq!(game.history.played().len(), 1);
+}
