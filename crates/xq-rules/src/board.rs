@@ -172,6 +172,8 @@ mod tests {
             }
         }
         assert_eq!(size_of::<Board>(), Square::COUNT);
+        // A relay keeps one position per ply of every match it hosts.
+        assert!(size_of::<crate::Position>() <= 144);
     }
 
     #[test]
