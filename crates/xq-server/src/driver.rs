@@ -351,18 +351,17 @@ impl Driver {
     }
 
     /// Closes `conn` in the background (after the frames already queued) and frees its place
-    /// under the caps; `false` if it was let go already.
-    fn let_go(&mut self, conn: ConnId) -> bool {
+    /// under the caps; nothing if it was let go already.
+    fn let_go(&mut self, conn: ConnId) {
         self.admission.release(conn);
         let Some(conn) = self.conns.remove(&conn) else {
-            return false;
+            return;
         };
         let alive = self.closers_alive.clone();
         tokio::spawn(async move {
             conn.close().await;
             drop(alive);
         });
-        true
     }
 
     /// The relay's counters and the driver's.
