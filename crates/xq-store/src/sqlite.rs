@@ -104,14 +104,18 @@ fn stored_matches(conn: &Connection) -> Result<HashMap<RoomCode, i64>, StoreErro
     let mut rows = select.query([])?;
     let mut matches = HashMap::new();
     while let Some(row) = rows.next()? {
-        let text: String = row.get(0)?;
-        let code = text.parse().map_err(|_| StoreError::Corrupt {
-            what: "code",
-            code: text.clone(),
-        })?;
+        let code = room_code(&row.get::<_, String>(0)?, "code")?;
         matches.insert(code, row.get(1)?);
     }
     Ok(matches)
+}
+
+/// A room code read back from the database; `what` names the column for the error.
+fn room_code(text: &str, what: &'static str) -> Result<RoomCode, StoreError> {
+    text.parse().map_err(|_| StoreError::Corrupt {
+        what,
+        code: text.to_string(),
+    })
 }
 
 impl Storage for SqliteStore {
@@ -141,7 +145,7 @@ impl Storage for SqliteStore {
                     what,
                     code: text.clone(),
                 };
-                let code: RoomCode = text.parse().map_err(|_| corrupt("code"))?;
+                let code = room_code(&text, "code")?;
                 let options =
                     decode(&row.get::<_, Vec<u8>>(2)?).ok_or_else(|| corrupt("options"))?;
                 let red = seat_from_sql(row.get(3)?).ok_or_else(|| corrupt("red seat"))?;
@@ -195,11 +199,7 @@ impl Storage for SqliteStore {
         let mut rows = select.query([])?;
         let mut games = Vec::new();
         while let Some(row) = rows.next()? {
-            let text: String = row.get(1)?;
-            let room = text.parse().map_err(|_| StoreError::Corrupt {
-                what: "archived game's room code",
-                code: text.clone(),
-            })?;
+            let room = room_code(&row.get::<_, String>(1)?, "archived game's room code")?;
             games.push(GameSummary {
                 id: GameId(row.get(0)?),
                 room,
