@@ -59,6 +59,7 @@ mod persist;
 mod schema;
 mod sqlite;
 mod storage;
+mod sweep;
 
 pub use archive::{GameId, GameSummary, UnixTime, player_name};
 pub use error::StoreError;

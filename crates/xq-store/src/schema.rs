@@ -21,7 +21,8 @@ pub(crate) const VERSION: i64 = 1;
 /// - `entries`: every accepted input, one row each, in one append-only table: a commit writes
 ///   the table's last page or two however many rooms it touches, and nothing is rewritten per
 ///   move. `match_id` is the `rooms.id` of its match; once that row is gone the entries are
-///   garbage, swept in bulk ([`SWEEP`]) instead of one room at a time.
+///   garbage, swept a stretch of the table per commit (see `sweep`) instead of one room at
+///   a time.
 /// - `games`: the archive of finished games, with their PGN record.
 const SCHEMA: &str = "
 CREATE TABLE rooms (
@@ -56,9 +57,6 @@ CREATE TABLE games (
     pgn         TEXT NOT NULL
 );
 ";
-
-/// Deletes the entries of matches that are over and gone (closed rooms, replaced matches).
-pub(crate) const SWEEP: &str = "DELETE FROM entries WHERE match_id NOT IN (SELECT id FROM rooms)";
 
 /// Creates the schema in a new database, or checks the version of an existing one.
 pub(crate) fn prepare(conn: &mut Connection) -> Result<(), StoreError> {

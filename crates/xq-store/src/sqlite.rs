@@ -12,14 +12,12 @@ use xq_protocol::{ResumeToken, RoomCode};
 use xq_session::{Entry, Seat, Timestamp};
 
 use crate::archive::Archived;
+use crate::sweep::{self, Sweep};
 use crate::{GameId, GameSummary, OpenRoom, Persist, Storage, StoreError, UnixTime, schema};
 
 /// How long a statement waits for another process's lock (`xq-relay games list` reading
 /// while the relay writes) before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How many matches may end (closed or replaced) between two sweeps of their entries.
-const SWEEP_EVERY: u32 = 1024;
 
 /// The relay's storage in one SQLite file (plus its `-wal` and `-shm` companions while open).
 ///
@@ -34,8 +32,8 @@ const SWEEP_EVERY: u32 = 1024;
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Connection,
-    /// Matches ended since the last sweep of their entries.
-    ended: u32,
+    /// The deletion of ended matches' entries, a step in each commit.
+    sweep: Sweep,
     /// The `rooms.id` of each stored room's match, so that a move's entry goes in without
     /// looking its room up by code. Only this store writes the rooms (other processes only
     /// read the archive), so it follows them.
@@ -63,11 +61,11 @@ impl SqliteStore {
         }
         conn.pragma_update(None, "synchronous", "FULL")?;
         schema::prepare(&mut conn)?;
-        conn.execute(schema::SWEEP, [])?;
+        sweep::all(&conn)?;
         let matches = stored_matches(&conn)?;
         Ok(Self {
             conn,
-            ended: 0,
+            sweep: Sweep::default(),
             matches,
             stale: false,
         })
@@ -79,21 +77,19 @@ impl SqliteStore {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut ended = self.ended;
+        let mut appended = 0;
         {
             // Nearly every change is an entry: its statement is looked up once per batch.
             let mut insert_entry = tx.prepare_cached(INSERT_ENTRY)?;
             for change in changes {
-                let ended_one = apply(&tx, &mut insert_entry, &mut self.matches, change, now)?;
-                ended += u32::from(ended_one);
+                if apply(&tx, &mut insert_entry, &mut self.matches, change, now)? {
+                    self.sweep.match_ended();
+                }
+                appended += usize::from(matches!(change, Persist::Entry { .. }));
             }
         }
-        if ended >= SWEEP_EVERY {
-            tx.execute(schema::SWEEP, [])?;
-            ended = 0;
-        }
+        self.sweep.step(&tx, appended)?;
         tx.commit()?;
-        self.ended = ended;
         Ok(())
     }
 }
@@ -126,6 +122,9 @@ impl Storage for SqliteStore {
         }
         let committed = self.commit_batch(changes);
         self.stale = committed.is_err();
+        if self.stale {
+            self.sweep.restart();
+        }
         committed
     }
 
@@ -230,7 +229,7 @@ impl Storage for SqliteStore {
 const INSERT_ENTRY: &str = "INSERT INTO entries (match_id, seq, at, input) VALUES (?1, ?2, ?3, ?4)";
 
 /// Applies one change inside the commit's transaction; says whether a match ended, leaving
-/// its entries to the next sweep.
+/// its entries to the sweep.
 fn apply(
     tx: &Transaction<'_>,
     insert_entry: &mut Statement<'_>,

@@ -57,6 +57,13 @@ fn game(moves: &[&str]) -> Match {
     game
 }
 
+/// How many journal rows the file holds, read by a connection of its own.
+fn stored_entries(db: &TempDb) -> i64 {
+    let conn = rusqlite::Connection::open(&db.path).expect("opens");
+    conn.query_row("SELECT count(*) FROM entries", [], |row| row.get(0))
+        .expect("counts")
+}
+
 fn entries(code: RoomCode, game: &Match) -> Vec<Persist> {
     game.journal()
         .entries
@@ -118,6 +125,7 @@ fn a_rematch_replaces_the_journal() {
         .commit(&[started(code, Seat::First, 0)])
         .expect("commit");
     store.commit(&entries(code, &first)).expect("commit");
+    assert_eq!(stored_entries(&db), 2);
     store
         .commit(&[started(code, Seat::Second, 9_000)])
         .expect("commit");
@@ -126,15 +134,58 @@ fn a_rematch_replaces_the_journal() {
     assert_eq!(rooms[0].red, Seat::Second);
     assert_eq!(rooms[0].started, Timestamp::from_millis(9_000));
     assert_eq!(rooms[0].entries, []);
+    // The old match's few entries are swept by the commit that replaced it.
+    assert_eq!(stored_entries(&db), 0);
+}
 
-    // The old match's entries are swept (at the latest when the file is opened again).
-    drop(store);
-    drop(SqliteStore::open(&db.path).expect("reopens"));
-    let conn = rusqlite::Connection::open(&db.path).expect("opens");
-    let left: i64 = conn
-        .query_row("SELECT count(*) FROM entries", [], |row| row.get(0))
-        .expect("counts");
-    assert_eq!(left, 0);
+#[test]
+fn a_long_journal_is_swept_a_stretch_per_commit() {
+    let db = temp_db();
+    let mut store = SqliteStore::open(&db.path).expect("opens");
+    let (gone, live) = (RoomCode::from_u64(6), RoomCode::from_u64(7));
+    let entry = game(&["h2e2"]).journal().entries[0];
+    let long: Vec<Persist> = (0..5_000)
+        .map(|seq| Persist::Entry {
+            code: gone,
+            seq,
+            entry,
+        })
+        .collect();
+    store
+        .commit(&[started(gone, Seat::First, 0), started(live, Seat::First, 0)])
+        .expect("commit");
+    store.commit(&long).expect("commit");
+    store
+        .commit(&[Persist::RoomClosed { code: gone }])
+        .expect("commit");
+
+    // Each commit sweeps a share sized by what it appends, so none holds up the moves
+    // waiting for it by deleting the whole journal at once.
+    let played = game(&["h2e2", "h9g7", "h0g2", "i9h9"]);
+    let moves = entries(live, &played);
+    let mut left = vec![stored_entries(&db)];
+    for change in &moves {
+        store.commit(std::slice::from_ref(change)).expect("commit");
+        left.push(stored_entries(&db));
+    }
+    assert!(left[0] >= 4_000, "the first stretch was short: {left:?}");
+    assert!(
+        left.windows(2).all(|pair| pair[1] < pair[0]),
+        "every commit sweeps more than it appends: {left:?}"
+    );
+    // Quiet commits finish the pass too.
+    let live_rows = i64::try_from(moves.len()).expect("few");
+    for _ in 0..1_000 {
+        if stored_entries(&db) == live_rows {
+            break;
+        }
+        store.commit(&[]).expect("commit");
+    }
+    assert_eq!(stored_entries(&db), live_rows);
+    // The live match's entries were all kept.
+    let rooms = store.open_rooms().expect("reads");
+    assert_eq!(rooms.len(), 1);
+    assert_eq!(rooms[0].entries, played.journal().entries);
 }
 
 #[test]
