@@ -14,8 +14,9 @@ use crate::StoreError;
 /// gains on the end of the journal and finishes.
 const ROWS_PER_ENTRY: usize = 2;
 
-/// Rows a step looks at however little its commit appends, so that a pass also finishes
-/// when the relay is quiet.
+/// Rows a step looks at however little its commit appends, so that small commits, and those
+/// with no entries (rooms starting or closing), move a pass on too. A relay that commits
+/// nothing at all leaves its garbage until its next commit, or until the file is reopened.
 const MIN_ROWS: usize = 64;
 
 /// Deletes the garbage among the entries with `id` in `?1 < id <= ?2`.
@@ -48,8 +49,8 @@ impl Sweep {
         self.due = true;
     }
 
-    /// A commit failed and its deletions were rolled back: the garbage they removed is back,
-    /// possibly behind the cursor, so a new pass starts.
+    /// A commit failed: whatever its step deleted was rolled back, possibly behind the cursor,
+    /// so a new pass starts.
     pub(crate) fn restart(&mut self) {
         *self = Self {
             cursor: None,
@@ -68,7 +69,7 @@ impl Sweep {
             }
             None => return Ok(()),
         };
-        let rows = MIN_ROWS.max(ROWS_PER_ENTRY * appended);
+        let rows = MIN_ROWS.max(ROWS_PER_ENTRY.saturating_mul(appended));
         let last = i64::try_from(rows - 1).unwrap_or(i64::MAX);
         let end: Option<i64> = tx
             .prepare_cached(STEP_END)?
@@ -79,5 +80,58 @@ impl Sweep {
             .execute([from, end.unwrap_or(i64::MAX)])?;
         self.cursor = end;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A journal of `garbage` entries whose match is gone.
+    fn journal(garbage: i64) -> Connection {
+        let conn = Connection::open_in_memory().expect("opens");
+        conn.execute_batch(
+            "CREATE TABLE rooms (id INTEGER PRIMARY KEY);
+             CREATE TABLE entries (id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL);",
+        )
+        .expect("creates");
+        for _ in 0..garbage {
+            conn.execute("INSERT INTO entries (match_id) VALUES (7)", [])
+                .expect("inserts");
+        }
+        conn
+    }
+
+    fn rows(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM entries", [], |row| row.get(0))
+            .expect("counts")
+    }
+
+    #[test]
+    fn a_failed_commit_restarts_the_pass() {
+        let mut conn = journal(10);
+        let mut sweep = Sweep::default();
+        sweep.match_ended();
+        {
+            // The step deletes everything and ends its pass, then the commit fails.
+            let tx = conn.transaction().expect("begins");
+            sweep.step(&tx, 0).expect("steps");
+            assert_eq!(rows(&tx), 0);
+        }
+        assert_eq!(rows(&conn), 10);
+        sweep.restart();
+        let tx = conn.transaction().expect("begins");
+        sweep.step(&tx, 0).expect("steps");
+        tx.commit().expect("commits");
+        assert_eq!(rows(&conn), 0);
+    }
+
+    #[test]
+    fn nothing_is_swept_until_a_match_ends() {
+        let mut conn = journal(10);
+        let mut sweep = Sweep::default();
+        let tx = conn.transaction().expect("begins");
+        sweep.step(&tx, 0).expect("steps");
+        assert_eq!(rows(&tx), 10);
     }
 }

@@ -142,19 +142,19 @@ fn a_rematch_replaces_the_journal() {
 fn a_long_journal_is_swept_a_stretch_per_commit() {
     let db = temp_db();
     let mut store = SqliteStore::open(&db.path).expect("opens");
-    let (gone, live) = (RoomCode::from_u64(6), RoomCode::from_u64(7));
-    let entry = game(&["h2e2"]).journal().entries[0];
-    let long: Vec<Persist> = (0..5_000)
-        .map(|seq| Persist::Entry {
-            code: gone,
-            seq,
-            entry,
-        })
-        .collect();
+    let (gone, live, busy) = (
+        RoomCode::from_u64(6),
+        RoomCode::from_u64(7),
+        RoomCode::from_u64(8),
+    );
     store
-        .commit(&[started(gone, Seat::First, 0), started(live, Seat::First, 0)])
+        .commit(&[
+            started(gone, Seat::First, 0),
+            started(live, Seat::First, 0),
+            started(busy, Seat::First, 0),
+        ])
         .expect("commit");
-    store.commit(&long).expect("commit");
+    store.commit(&filler(gone, 5_000)).expect("commit");
     store
         .commit(&[Persist::RoomClosed { code: gone }])
         .expect("commit");
@@ -173,19 +173,73 @@ fn a_long_journal_is_swept_a_stretch_per_commit() {
         left.windows(2).all(|pair| pair[1] < pair[0]),
         "every commit sweeps more than it appends: {left:?}"
     );
-    // Quiet commits finish the pass too.
-    let live_rows = i64::try_from(moves.len()).expect("few");
-    for _ in 0..1_000 {
-        if stored_entries(&db) == live_rows {
-            break;
-        }
-        store.commit(&[]).expect("commit");
-    }
-    assert_eq!(stored_entries(&db), live_rows);
-    // The live match's entries were all kept.
+    // A large commit sweeps more than it appends, too.
+    let before = stored_entries(&db);
+    store.commit(&filler(busy, 200)).expect("commit");
+    assert!(before - stored_entries(&db) >= 200);
+
+    // Commits without entries (a room closed before its match began) finish the pass.
+    let live_rows = i64::try_from(moves.len()).expect("few") + 200;
+    finish_pass(&mut store, &db, live_rows);
+    // The live matches' entries were all kept.
     let rooms = store.open_rooms().expect("reads");
-    assert_eq!(rooms.len(), 1);
+    assert_eq!(rooms.len(), 2);
     assert_eq!(rooms[0].entries, played.journal().entries);
+    assert_eq!(rooms[1].entries.len(), 200);
+}
+
+#[test]
+fn a_match_ending_behind_the_sweep_is_swept_by_the_next_pass() {
+    let db = temp_db();
+    let mut store = SqliteStore::open(&db.path).expect("opens");
+    let (early, gone) = (RoomCode::from_u64(9), RoomCode::from_u64(10));
+    store
+        .commit(&[
+            started(early, Seat::First, 0),
+            started(gone, Seat::First, 0),
+        ])
+        .expect("commit");
+    store.commit(&filler(early, 100)).expect("commit");
+    store.commit(&filler(gone, 5_000)).expect("commit");
+    store
+        .commit(&[Persist::RoomClosed { code: gone }])
+        .expect("commit");
+    // A few steps take the pass past `early`'s entries, which are live so far.
+    for _ in 0..4 {
+        store.commit(&[nothing()]).expect("commit");
+    }
+    assert!(stored_entries(&db) > 4_000);
+    store
+        .commit(&[Persist::RoomClosed { code: early }])
+        .expect("commit");
+    finish_pass(&mut store, &db, 0);
+}
+
+/// `count` entries of the match in room `code`, for the store, which does not replay them.
+fn filler(code: RoomCode, count: u64) -> Vec<Persist> {
+    let entry = game(&["h2e2"]).journal().entries[0];
+    (0..count)
+        .map(|seq| Persist::Entry { code, seq, entry })
+        .collect()
+}
+
+/// A commit with no entry: a room closed before its match began.
+fn nothing() -> Persist {
+    Persist::RoomClosed {
+        code: RoomCode::from_u64(999),
+    }
+}
+
+/// Commits nothing but [`nothing`] until the journal holds `live` rows, which it must within
+/// a bounded number of commits.
+fn finish_pass(store: &mut SqliteStore, db: &TempDb, live: i64) {
+    for _ in 0..1_000 {
+        if stored_entries(db) == live {
+            return;
+        }
+        store.commit(&[nothing()]).expect("commit");
+    }
+    assert_eq!(stored_entries(db), live, "the sweep stalled");
 }
 
 #[test]
