@@ -15,6 +15,7 @@ use tokio::net::UdpSocket;
 use tokio::sync::Notify;
 
 use crate::proto::{self, LinkId, LinkState, Transmit};
+use crate::socket;
 
 /// Receive buffer: larger than any valid datagram, so oversized ones are seen and rejected.
 const RECV_BUFFER: usize = 2 * proto::MAX_DATAGRAM_SIZE;
@@ -160,7 +161,8 @@ impl State {
 /// Runs until the endpoint is closed or dropped and every link is gone.
 pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
     let mut buf = vec![0; RECV_BUFFER];
-    let mut blocked: Option<Transmit> = None;
+    // Datagrams taken from the core and not yet sent: a batch, or what the socket refused.
+    let mut unsent: Vec<Transmit> = Vec::new();
     // One timer, moved only when the core's deadline moves: most wake-ups leave it as it was.
     let timer = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(timer);
@@ -168,7 +170,7 @@ pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
     loop {
         let deadline = {
             let mut state = shared.lock();
-            flush(&socket, &mut state.core, &mut blocked);
+            flush(&socket, &mut state.core, &mut unsent);
             state.sweep();
             if !state.open && state.core.link_count() == 0 {
                 return;
@@ -201,23 +203,31 @@ pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
                 state.wake(&fired);
             }
             () = shared.wake_driver.notified() => {}
-            _ = socket.writable(), if blocked.is_some() => {}
+            _ = socket.writable(), if !unsent.is_empty() => {}
         }
     }
 }
 
-/// Sends everything the core has, keeping the datagram the socket refused for later.
-fn flush(socket: &UdpSocket, core: &mut proto::Endpoint, blocked: &mut Option<Transmit>) {
+/// Sends everything the core has, in batches, keeping what the socket refused for later.
+fn flush(socket: &UdpSocket, core: &mut proto::Endpoint, unsent: &mut Vec<Transmit>) {
     let now = Instant::now();
-    while let Some(transmit) = blocked.take().or_else(|| core.poll_transmit(now)) {
-        match socket.try_send_to(&transmit.contents, transmit.destination) {
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
-                *blocked = Some(transmit);
-                return;
-            }
-            // Any other failure (unreachable network, ...) is a lost datagram: the link
+    loop {
+        while unsent.len() < socket::SEND_BATCH {
+            let Some(transmit) = core.poll_transmit(now) else {
+                break;
+            };
+            unsent.push(transmit);
+        }
+        if unsent.is_empty() {
+            return;
+        }
+        match socket::try_send(socket, unsent) {
+            Ok(0) => return,
+            Ok(sent) => drop(unsent.drain(..sent)),
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => return,
+            // Any other failure (unreachable network, ...) loses the first datagram: the link
             // retransmits or times out as with any loss.
-            Ok(_) | Err(_) => {}
+            Err(_) => drop(unsent.remove(0)),
         }
     }
 }
