@@ -222,12 +222,12 @@ fn flush(socket: &UdpSocket, core: &mut proto::Endpoint, unsent: &mut Vec<Transm
             return;
         }
         match socket::try_send(socket, unsent) {
-            Ok(0) => return,
-            Ok(sent) => drop(unsent.drain(..sent)),
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => return,
             // Any other failure (unreachable network, ...) loses the first datagram: the link
-            // retransmits or times out as with any loss.
-            Err(_) => drop(unsent.remove(0)),
+            // retransmits or times out as with any loss. A call that sent nothing without
+            // failing counts as one too, so that the loop always moves on.
+            Err(_) | Ok(0) => drop(unsent.remove(0)),
+            Ok(sent) => drop(unsent.drain(..sent)),
         }
     }
 }
