@@ -576,10 +576,7 @@ impl Scripts {
 
     /// Draws the games, game `i` with seed `seed + i`.
     fn new(seed: u64) -> Result<Self> {
-        let options = RoomOptions::default();
-        let mut config = MatchConfig::default();
-        config.time_control = options.time_control;
-        config.undo = options.undo;
+        let config = RoomOptions::default().match_config();
         let games = (0..Self::COUNT)
             .map(|i| random_game(&config, seed.wrapping_add(i)))
             .collect::<Result<_>>()?;

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use xq_session::{TimeControl, UndoPolicy};
+use xq_session::{MatchConfig, TimeControl, UndoPolicy};
 
 /// The symbols of a join code: upper-case letters and digits without the look-alikes
 /// `0 O 1 I L`, so a code read aloud or from a screen is hard to get wrong.
@@ -117,6 +117,18 @@ pub struct RoomOptions {
     pub seat: SeatChoice,
 }
 
+impl RoomOptions {
+    /// The rules a room with these options plays its matches under: the standard start and
+    /// move limit, with these clocks and this undo policy.
+    #[must_use]
+    pub fn match_config(&self) -> MatchConfig {
+        let mut config = MatchConfig::default();
+        config.time_control = self.time_control;
+        config.undo = self.undo;
+        config
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +152,25 @@ mod tests {
         ] {
             assert_eq!(bad.parse::<RoomCode>(), Err(ParseRoomCodeError), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_rooms_rules_take_its_clocks_and_undo_policy() {
+        let options = RoomOptions {
+            time_control: TimeControl::Increment {
+                base: std::time::Duration::from_secs(300),
+                increment: std::time::Duration::from_secs(2),
+            },
+            undo: UndoPolicy::Forbidden,
+            seat: SeatChoice::Black,
+        };
+        let config = options.match_config();
+        assert_eq!(config.time_control, options.time_control);
+        assert_eq!(config.undo, UndoPolicy::Forbidden);
+        // Everything else is the standard game's.
+        let standard = MatchConfig::default();
+        assert_eq!(config.start, standard.start);
+        assert_eq!(config.move_limit, standard.move_limit);
     }
 
     #[test]

@@ -337,10 +337,7 @@ impl Room {
 
     /// The rules the room's matches are played under.
     fn config(&self) -> MatchConfig {
-        let mut config = MatchConfig::default();
-        config.time_control = self.options.time_control;
-        config.undo = self.options.undo;
-        config
+        self.options.match_config()
     }
 
     /// Makes `game` the room's match, numbering from 0 again, and records its start.
