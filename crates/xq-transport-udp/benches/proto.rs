@@ -94,25 +94,28 @@ impl Bench {
         }
         let (client, server) = self.links[self.next];
         self.next = (self.next + 1) % self.links.len();
-        if let Some(link) = self.client.link_mut(client) {
-            let _ = link.send(vec![1; REQUEST]);
-        }
+        send(&mut self.client, client, REQUEST);
         self.pump();
-        let request = self
-            .server
-            .link_mut(server)
-            .and_then(|link| link.poll_frame());
-        assert_eq!(request.map(|frame| frame.len()), Some(REQUEST));
-        if let Some(link) = self.server.link_mut(server) {
-            let _ = link.send(vec![2; ANSWER]);
-        }
+        assert_eq!(received(&mut self.server, server), Some(REQUEST));
+        send(&mut self.server, server, ANSWER);
         self.pump();
-        let answer = self
-            .client
-            .link_mut(client)
-            .and_then(|link| link.poll_frame());
-        assert_eq!(answer.map(|frame| frame.len()), Some(ANSWER));
+        assert_eq!(received(&mut self.client, client), Some(ANSWER));
     }
+}
+
+/// Queues a frame of `len` bytes on `endpoint`'s `link`.
+fn send(endpoint: &mut Endpoint, link: LinkId, len: usize) {
+    if let Some(link) = endpoint.link_mut(link) {
+        let _ = link.send(vec![1; len]);
+    }
+}
+
+/// The length of the next frame `endpoint`'s `link` has received whole.
+fn received(endpoint: &mut Endpoint, link: LinkId) -> Option<usize> {
+    endpoint
+        .link_mut(link)
+        .and_then(|link| link.poll_frame())
+        .map(|frame| frame.len())
 }
 
 fn bench(c: &mut Criterion) {
