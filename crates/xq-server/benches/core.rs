@@ -14,7 +14,7 @@ use rand::seq::IndexedRandom;
 use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMsg, codec};
 use xq_rules::Color;
 use xq_server::{Config, ConnId, Output, RateLimit, Relay};
-use xq_session::{Command, Event, Match, MatchConfig, Timestamp};
+use xq_session::{Command, Event, Match, Timestamp};
 
 /// Rooms played in turn, as many as a load run's matches: their state does not all fit in
 /// the CPU's caches, as in a loaded relay.
@@ -43,10 +43,12 @@ fn encode(msg: &ClientMsg) -> Vec<u8> {
     codec::to_frame(msg).unwrap_or_else(|err| unreachable!("a client message encodes: {err}"))
 }
 
-/// A random legal game from the standard start to its end, as encoded move commands.
+/// A random legal game to its end under the rules of a room made with the default options,
+/// as encoded move commands.
 fn script(seed: u64) -> Vec<(Color, Vec<u8>)> {
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
+    let config = RoomOptions::default().match_config();
+    let mut game = Match::new(config, Timestamp::from_millis(0));
     let moves = game
         .play_out(Timestamp::from_millis(0), |moves| {
             moves.choose(&mut rng).copied()
