@@ -158,7 +158,7 @@ impl Mirror {
         let mut mirror = Self {
             code: snapshot.code,
             config: snapshot.config.clone(),
-            positions: vec![snapshot.config.start.clone()],
+            positions: vec![Position::clone(&snapshot.config.start)],
             moves: Vec::with_capacity(snapshot.moves.len()),
             legal: MoveList::new(),
             clocks: snapshot.clocks,

@@ -85,7 +85,7 @@ impl Match {
     #[must_use]
     pub fn with_seats(config: MatchConfig, red: Seat, now: Timestamp) -> Self {
         Self {
-            history: History::new(config.start.clone()),
+            history: History::new(Position::clone(&config.start)),
             clock: Clock::new(config.time_control, now),
             journal: Journal {
                 config,

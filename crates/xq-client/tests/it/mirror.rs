@@ -184,7 +184,7 @@ fn follows_a_game_to_checkmate() {
     let fen: Fen = "4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1"
         .parse()
         .unwrap_or_else(|e| panic!("{e}"));
-    config.start = fen.into_position().unwrap_or_else(|e| panic!("{e}"));
+    config.start = fen.into_position().unwrap_or_else(|e| panic!("{e}")).into();
     let mut pair = Pair::new(config);
     pair.play("b0b9");
     assert_eq!(

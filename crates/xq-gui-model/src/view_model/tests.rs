@@ -328,7 +328,8 @@ fn check_is_announced() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = MatchConfig::default();
     config.start = "3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1"
         .parse::<Fen>()?
-        .into_position()?;
+        .into_position()?
+        .into();
     let (mut view, _) = seated(BOTH, config);
     assert_eq!(view.checked_general(), None);
     play(&mut view, ms(0), "i0i9");

@@ -1,6 +1,7 @@
 //! Match rules, driven through a harness with a virtual clock.
 
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use std::time::Duration;
 
 use xq_rules::fen::Fen;
@@ -27,9 +28,10 @@ fn mv(text: &str) -> Move {
     Move::new(iccs.from, iccs.to)
 }
 
-fn fen(text: &str) -> Position {
+fn fen(text: &str) -> Arc<Position> {
     let fen: Fen = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
     fen.into_position()
+        .map(Arc::new)
         .unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
