@@ -73,7 +73,7 @@ enum Side {
 enum State {
     /// The client waits for `Accept`; `token` is the server's cookie once a `Retry` arrived.
     Connecting {
-        token: Option<Vec<u8>>,
+        token: Option<Box<[u8]>>,
         sent: Option<Instant>,
         attempts: u32,
     },
@@ -188,6 +188,22 @@ impl Link {
         self.local_cid
     }
 
+    /// For a server link, the connection id the client chose in its `Initial`, which a
+    /// repeated `Initial` must carry.
+    pub(crate) fn client_cid(&self) -> Option<ConnectionId> {
+        match self.state {
+            State::Established { remote_cid, .. } | State::Draining { remote_cid, .. }
+                if self.side == Side::Server =>
+            {
+                Some(remote_cid)
+            }
+            State::Connecting { .. }
+            | State::Established { .. }
+            | State::Draining { .. }
+            | State::Closed => None,
+        }
+    }
+
     /// The coarse state.
     pub fn state(&self) -> LinkState {
         match self.state {
@@ -222,7 +238,7 @@ impl Link {
         let token = match &self.state {
             State::Connecting {
                 token: Some(token), ..
-            } => token.capacity(),
+            } => token.len(),
             State::Connecting { .. }
             | State::Established { .. }
             | State::Draining { .. }
@@ -319,7 +335,7 @@ impl Link {
                 },
                 Packet::Retry { token: cookie, .. },
             ) => {
-                *token = Some(cookie.to_vec());
+                *token = Some(cookie.into());
                 *sent = None;
                 *attempts = 0;
             }

@@ -15,10 +15,22 @@ pub(crate) struct RttEstimator {
     smoothed: Option<Smoothed>,
 }
 
+/// Both in whole microseconds, which is finer than any timer the estimate feeds and keeps
+/// every link 20 bytes smaller than two `Duration`s would (a relay holds thousands). A round
+/// trip over 71 minutes counts as 71 minutes.
 #[derive(Debug, Clone, Copy)]
 struct Smoothed {
-    srtt: Duration,
-    rttvar: Duration,
+    srtt: u32,
+    rttvar: u32,
+}
+
+/// `d` in whole microseconds, saturating.
+fn micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
+
+fn duration(micros: u32) -> Duration {
+    Duration::from_micros(u64::from(micros))
 }
 
 /// Bounds of the timeout, taken from the configuration.
@@ -38,6 +50,7 @@ impl RttEstimator {
 
     /// Feeds one sample. Callers follow Karn's algorithm: no samples from retransmitted data.
     pub(crate) fn on_sample(&mut self, sample: Duration) {
+        let sample = micros(sample);
         self.smoothed = Some(match self.smoothed {
             None => Smoothed {
                 srtt: sample,
@@ -45,10 +58,13 @@ impl RttEstimator {
             },
             Some(Smoothed { srtt, rttvar }) => {
                 // RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|, then SRTT <- 7/8 SRTT + 1/8 R'.
-                let deviation = srtt.abs_diff(sample);
+                // In u64, where neither sum can overflow; each result fits in u32 again.
+                let (srtt, rttvar, sample) =
+                    (u64::from(srtt), u64::from(rttvar), u64::from(sample));
+                let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
                 Smoothed {
-                    rttvar: (rttvar * 3 + deviation) / 4,
-                    srtt: (srtt * 7 + sample) / 8,
+                    rttvar: narrow((rttvar * 3 + srtt.abs_diff(sample)) / 4),
+                    srtt: narrow((srtt * 7 + sample) / 8),
                 }
             }
         });
@@ -56,7 +72,7 @@ impl RttEstimator {
 
     /// The smoothed RTT, or zero before the first sample.
     pub(crate) fn srtt(&self) -> Duration {
-        self.smoothed.map_or(Duration::ZERO, |s| s.srtt)
+        self.smoothed.map_or(Duration::ZERO, |s| duration(s.srtt))
     }
 
     /// The retransmission timeout after `backoff` consecutive expiries.
@@ -64,7 +80,7 @@ impl RttEstimator {
         let base = match self.smoothed {
             None => bounds.initial,
             Some(Smoothed { srtt, rttvar }) => {
-                srtt + (4 * rttvar).max(GRANULARITY) + bounds.max_ack_delay
+                duration(srtt) + (4 * duration(rttvar)).max(GRANULARITY) + bounds.max_ack_delay
             }
         };
         let backed_off = base.saturating_mul(1 << backoff.min(MAX_BACKOFF));
@@ -104,6 +120,16 @@ mod tests {
             rtt.rto(BOUNDS, 0),
             Duration::from_micros(112_500 + 250_000 + 5_000)
         );
+    }
+
+    #[test]
+    fn a_huge_sample_saturates() {
+        let mut rtt = RttEstimator::new();
+        rtt.on_sample(Duration::from_secs(1 << 40));
+        assert_eq!(rtt.srtt(), Duration::from_micros(u64::from(u32::MAX)));
+        rtt.on_sample(Duration::from_secs(1 << 40));
+        assert_eq!(rtt.srtt(), Duration::from_micros(u64::from(u32::MAX)));
+        assert_eq!(rtt.rto(BOUNDS, 0), BOUNDS.max);
     }
 
     #[test]
