@@ -3,6 +3,11 @@
 //! Decoding is bounded: no frame over [`MAX_FRAME_SIZE`] is looked at, no length inside one can
 //! claim more than that, and bytes left over after the message are an error (bincode itself
 //! would ignore them silently).
+//!
+//! Decoding is also strict: a message has exactly one frame, the one [`encode`] writes.
+//! bincode reads an integer written in more bytes than it needs (a 0 as the three bytes
+//! `fb 00 00`) as if it were the short form; such a frame is refused here, so that no two frames
+//! mean the same message.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -60,6 +65,10 @@ pub enum DecodeError {
         /// How many bytes were left.
         extra: usize,
     },
+    /// The frame spells out a message, but not the way [`encode`] writes it: an integer in more
+    /// bytes than it needs.
+    #[error("message not in its one canonical encoding")]
+    NonCanonical,
 }
 
 /// Appends the frame for `msg` to `out`.
@@ -102,7 +111,7 @@ pub fn to_frame<M: Serialize>(msg: &M) -> Result<Vec<u8>, EncodeError> {
 /// # Errors
 ///
 /// A [`DecodeError`] saying what is wrong with the frame.
-pub fn decode<M: DeserializeOwned>(frame: &[u8]) -> Result<M, DecodeError> {
+pub fn decode<M: Serialize + DeserializeOwned>(frame: &[u8]) -> Result<M, DecodeError> {
     if frame.len() > MAX_FRAME_SIZE {
         return Err(DecodeError::TooLarge { len: frame.len() });
     }
@@ -111,8 +120,24 @@ pub fn decode<M: DeserializeOwned>(frame: &[u8]) -> Result<M, DecodeError> {
         return Err(DecodeError::Version { found: version });
     }
     let (msg, used) = bincode::serde::decode_from_slice(body, config())?;
-    match body.len() - used {
-        0 => Ok(msg),
-        extra => Err(DecodeError::TrailingBytes { extra }),
+    if let extra @ 1.. = body.len() - used {
+        return Err(DecodeError::TrailingBytes { extra });
+    }
+    if !is_canonical(&msg, body) {
+        return Err(DecodeError::NonCanonical);
+    }
+    Ok(msg)
+}
+
+/// Whether `body` is the encoding of `msg`, as [`encode`] writes it (after the version byte).
+fn is_canonical<M: Serialize>(msg: &M, body: &[u8]) -> bool {
+    // Nearly every message fits this; a longer one takes a vector.
+    let mut small = [0; 128];
+    if body.len() <= small.len() {
+        let written =
+            bincode::serde::encode_into_slice(msg, &mut small, bincode::config::standard());
+        written.is_ok_and(|len| small[..len] == *body)
+    } else {
+        bincode::serde::encode_to_vec(msg, bincode::config::standard()).is_ok_and(|v| v == body)
     }
 }

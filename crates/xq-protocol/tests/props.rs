@@ -204,6 +204,27 @@ proptest! {
         let trailing = matches!(codec::decode::<ServerMsg>(&long), Err(DecodeError::TrailingBytes { extra }) if extra == pad);
         prop_assert!(trailing);
     }
+
+    #[test]
+    fn integers_in_more_bytes_than_needed_are_refused(
+        client in client_msg(),
+        server in server_msg(),
+        marker in 251u8..=252,
+    ) {
+        // Every frame's second byte is its variant's tag, a u32 below 251 and so one byte.
+        // Widened to the 2 or 4 bytes after `marker`, it still reads as the same number.
+        let widen = |frame: Vec<u8>| {
+            let width = if marker == 251 { 2 } else { 4 };
+            let mut widened = vec![frame[0], marker];
+            widened.extend_from_slice(&u64::from(frame[1]).to_le_bytes()[..width]);
+            widened.extend_from_slice(&frame[2..]);
+            widened
+        };
+        let client = widen(codec::to_frame(&client)?);
+        prop_assert!(matches!(codec::decode::<ClientMsg>(&client), Err(DecodeError::NonCanonical)));
+        let server = widen(codec::to_frame(&server)?);
+        prop_assert!(matches!(codec::decode::<ServerMsg>(&server), Err(DecodeError::NonCanonical)));
+    }
 }
 
 #[test]
@@ -236,6 +257,11 @@ fn hostile_lengths_and_versions_are_typed_errors() {
     assert!(matches!(
         codec::decode::<ClientMsg>(&[1, 5, 0, 0, 25, 90]),
         Err(DecodeError::Malformed(_))
+    ));
+    // A zero written as the three bytes `fb 00 00` (found by the codec fuzz target).
+    assert!(matches!(
+        codec::decode::<ServerMsg>(&[1, 251, 0, 0, 0, 0]),
+        Err(DecodeError::NonCanonical)
     ));
     // A room code with a look-alike symbol.
     let mut join = vec![1, 2, 6];
