@@ -260,9 +260,27 @@ impl Packet<'_> {
         Ok(packet)
     }
 
+    /// The length of [`encode`](Self::encode)'s datagram, so that it allocates once.
+    fn encoded_len(&self) -> usize {
+        match self {
+            Self::Initial { .. } => MAX_DATAGRAM_SIZE,
+            Self::Retry { token, .. } => 1 + 1 + 8 + 1 + token.len().min(MAX_TOKEN_LEN),
+            Self::Accept { .. } => 1 + 1 + 8 + 8,
+            Self::Data { ack, chunk, .. } => {
+                DATA_HEADER_LEN
+                    + ack
+                        .as_ref()
+                        .map_or(0, |ack| 8 + 1 + 8 * ack.ranges.len().min(MAX_ACK_RANGES))
+                    + chunk
+                        .as_ref()
+                        .map_or(0, |chunk| CHUNK_HEADER_LEN + chunk.payload.len())
+            }
+        }
+    }
+
     /// Serialises the packet as one datagram, padding an `Initial` to full size.
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64);
+        let mut out = Vec::with_capacity(self.encoded_len());
         out.push(VERSION);
         match self {
             Self::Initial { src_cid, token } => {
@@ -303,6 +321,7 @@ impl Packet<'_> {
             out.len() <= MAX_DATAGRAM_SIZE,
             "encoded packet exceeds the datagram size"
         );
+        debug_assert_eq!(out.len(), self.encoded_len());
         out
     }
 }
