@@ -17,6 +17,11 @@ use crate::PROTOCOL_VERSION;
 /// The largest frame the codec writes or reads, in bytes (the transports' default limit too).
 pub const MAX_FRAME_SIZE: usize = 64 * 1024;
 
+/// Nearly every frame is shorter than this: commands, events and replies, all but snapshots.
+/// New frames start with this much room, and decoding checks frames this short without
+/// allocating.
+const SMALL_FRAME: usize = 128;
+
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<MAX_FRAME_SIZE>()
 }
@@ -101,7 +106,7 @@ pub fn encode<M: Serialize>(msg: &M, out: &mut Vec<u8>) -> Result<(), EncodeErro
 ///
 /// As [`encode`].
 pub fn to_frame<M: Serialize>(msg: &M) -> Result<Vec<u8>, EncodeError> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(SMALL_FRAME);
     encode(msg, &mut out)?;
     Ok(out)
 }
@@ -131,8 +136,7 @@ pub fn decode<M: Serialize + DeserializeOwned>(frame: &[u8]) -> Result<M, Decode
 
 /// Whether `body` is the encoding of `msg`, as [`encode`] writes it (after the version byte).
 fn is_canonical<M: Serialize>(msg: &M, body: &[u8]) -> bool {
-    // Nearly every message fits this; a longer one takes a vector.
-    let mut small = [0; 128];
+    let mut small = [0; SMALL_FRAME];
     if body.len() <= small.len() {
         let written =
             bincode::serde::encode_into_slice(msg, &mut small, bincode::config::standard());
