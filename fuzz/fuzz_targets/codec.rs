@@ -1,5 +1,6 @@
 //! Arbitrary frames through the protocol decoder: never a panic, and whatever decodes encodes
-//! back to the same bytes (the encoding is canonical).
+//! back to the same bytes (the encoding is canonical). The decoder enforces that itself; the
+//! assertion keeps it from being lost.
 
 #![no_main]
 

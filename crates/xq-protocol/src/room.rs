@@ -10,7 +10,9 @@ use xq_session::{MatchConfig, TimeControl, UndoPolicy};
 /// `0 O 1 I L`, so a code read aloud or from a screen is hard to get wrong.
 const ALPHABET: &[u8; 31] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
-/// A room's short join code, six symbols such as `K7QX3M`. Parsing accepts lower case.
+/// A room's short join code, six symbols such as `K7QX3M`. Parsing text accepts lower case;
+/// on the wire a code is always upper case ([`codec::decode`](crate::codec::decode) refuses
+/// any other spelling).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct RoomCode([u8; Self::LEN]);

@@ -385,6 +385,6 @@ mod tests {
     /// part of the few kilobytes an idle match may cost.
     #[test]
     fn a_room_stays_small() {
-        assert!(size_of::<Room>() <= 1024, "{} bytes", size_of::<Room>());
+        assert!(size_of::<Room>() <= 504, "{} bytes", size_of::<Room>());
     }
 }
