@@ -64,29 +64,37 @@ pub(crate) struct ConnState {
 #[derive(Debug, Default)]
 pub(crate) enum Waiters {
     #[default]
-    None,
+    Empty,
     One(Waker),
+    /// Kept, emptied, once woken: a link that had several waiters is likely to have them again.
     Many(Vec<Waker>),
 }
 
 impl Waiters {
     /// Adds `waker`, unless it would wake a task already there.
     pub(crate) fn register(&mut self, waker: &Waker) {
-        match self {
-            Self::None => *self = Self::One(waker.clone()),
-            Self::One(first) if first.will_wake(waker) => {}
-            Self::One(first) => *self = Self::Many(vec![first.clone(), waker.clone()]),
-            Self::Many(all) if all.iter().any(|other| other.will_wake(waker)) => {}
-            Self::Many(all) => all.push(waker.clone()),
-        }
+        *self = match std::mem::take(self) {
+            Self::Empty => Self::One(waker.clone()),
+            Self::One(first) if first.will_wake(waker) => Self::One(first),
+            Self::One(first) => Self::Many(vec![first, waker.clone()]),
+            Self::Many(mut all) => {
+                if !all.iter().any(|other| other.will_wake(waker)) {
+                    all.push(waker.clone());
+                }
+                Self::Many(all)
+            }
+        };
     }
 
     /// Wakes every task waiting on the link, which changed, and forgets them.
     fn wake(&mut self) {
         match std::mem::take(self) {
-            Self::None => {}
+            Self::Empty => {}
             Self::One(waker) => waker.wake(),
-            Self::Many(all) => all.into_iter().for_each(Waker::wake),
+            Self::Many(mut all) => {
+                all.drain(..).for_each(Waker::wake);
+                *self = Self::Many(all);
+            }
         }
     }
 }

@@ -189,7 +189,8 @@ impl Link {
     }
 
     /// For a server link, the connection id the client chose in its `Initial`, which a
-    /// repeated `Initial` must carry.
+    /// repeated `Initial` must carry. `None` for a client link, and for a closed one: a closed
+    /// link answers nothing, so its client's repeated `Initial` is dropped as unknown.
     pub(crate) fn client_cid(&self) -> Option<ConnectionId> {
         match self.state {
             State::Established { remote_cid, .. } | State::Draining { remote_cid, .. }

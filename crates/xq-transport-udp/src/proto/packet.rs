@@ -264,13 +264,13 @@ impl Packet<'_> {
     fn encoded_len(&self) -> usize {
         match self {
             Self::Initial { .. } => MAX_DATAGRAM_SIZE,
-            Self::Retry { token, .. } => 1 + 1 + 8 + 1 + token.len().min(MAX_TOKEN_LEN),
+            Self::Retry { token, .. } => 1 + 1 + 8 + 1 + sent_token(token).len(),
             Self::Accept { .. } => 1 + 1 + 8 + 8,
             Self::Data { ack, chunk, .. } => {
                 DATA_HEADER_LEN
                     + ack
                         .as_ref()
-                        .map_or(0, |ack| 8 + 1 + 8 * ack.ranges.len().min(MAX_ACK_RANGES))
+                        .map_or(0, |ack| 8 + 1 + 8 * sent_ranges(ack).len())
                     + chunk
                         .as_ref()
                         .map_or(0, |chunk| CHUNK_HEADER_LEN + chunk.payload.len())
@@ -350,16 +350,27 @@ impl ChunkKind {
     }
 }
 
+/// The part of `token` a packet carries: tokens are produced by this crate or taken from a
+/// decoded packet, so both are bounded already, but the format has room for no more.
+fn sent_token(token: &[u8]) -> &[u8] {
+    &token[..token.len().min(MAX_TOKEN_LEN)]
+}
+
+/// The ranges of `ack` a packet carries: at most [`MAX_ACK_RANGES`].
+fn sent_ranges(ack: &Ack) -> &[Range<u64>] {
+    &ack.ranges[..ack.ranges.len().min(MAX_ACK_RANGES)]
+}
+
 fn put_token(out: &mut Vec<u8>, token: &[u8]) {
-    // Tokens are produced by this crate or taken from a decoded packet: both are bounded.
-    let len = u8::try_from(token.len().min(MAX_TOKEN_LEN)).unwrap_or(u8::MAX);
-    out.push(len);
-    out.extend_from_slice(&token[..usize::from(len)]);
+    let token = sent_token(token);
+    // At most MAX_TOKEN_LEN (64), so the length fits in a byte.
+    out.push(token.len() as u8);
+    out.extend_from_slice(token);
 }
 
 fn put_ack(out: &mut Vec<u8>, ack: &Ack) {
     out.extend_from_slice(&ack.base.to_be_bytes());
-    let ranges = &ack.ranges[..ack.ranges.len().min(MAX_ACK_RANGES)];
+    let ranges = sent_ranges(ack);
     // At most MAX_ACK_RANGES (16), so the count fits in a byte.
     out.push(ranges.len() as u8);
     let mut prev_end = ack.base;
@@ -559,6 +570,36 @@ mod tests {
             }),
         };
         assert_eq!(packet.encode().len(), MAX_DATAGRAM_SIZE);
+    }
+
+    #[test]
+    fn oversized_acks_and_tokens_are_cut_to_what_the_format_holds() {
+        let ranges: Vec<_> = (0..MAX_ACK_RANGES as u64 + 4)
+            .map(|i| 2 + 2 * i..3 + 2 * i)
+            .collect();
+        let data = Packet::Data {
+            dst_cid: ConnectionId::new(1),
+            ack: Some(Ack {
+                base: 0,
+                ranges: ranges.clone(),
+            }),
+            chunk: None,
+        };
+        let Ok(Packet::Data { ack: Some(ack), .. }) = Packet::decode(&data.encode()) else {
+            panic!("data does not decode");
+        };
+        assert_eq!(ack.ranges, ranges[..MAX_ACK_RANGES]);
+
+        let token = [7; MAX_TOKEN_LEN + 10];
+        let retry = Packet::Retry {
+            dst_cid: ConnectionId::new(1),
+            token: &token,
+        };
+        let encoded = retry.encode();
+        let Ok(Packet::Retry { token: sent, .. }) = Packet::decode(&encoded) else {
+            panic!("retry does not decode");
+        };
+        assert_eq!(sent, &token[..MAX_TOKEN_LEN]);
     }
 
     #[test]

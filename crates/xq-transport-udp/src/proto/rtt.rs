@@ -57,14 +57,11 @@ impl RttEstimator {
                 rttvar: sample / 2,
             },
             Some(Smoothed { srtt, rttvar }) => {
-                // RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|, then SRTT <- 7/8 SRTT + 1/8 R'.
-                // In u64, where neither sum can overflow; each result fits in u32 again.
-                let (srtt, rttvar, sample) =
-                    (u64::from(srtt), u64::from(rttvar), u64::from(sample));
-                let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+                // RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|, then SRTT <- 7/8 SRTT + 1/8 R', each
+                // summed from parts that together cannot exceed u32::MAX.
                 Smoothed {
-                    rttvar: narrow((rttvar * 3 + srtt.abs_diff(sample)) / 4),
-                    srtt: narrow((srtt * 7 + sample) / 8),
+                    rttvar: rttvar - rttvar / 4 + srtt.abs_diff(sample) / 4,
+                    srtt: srtt - srtt / 8 + sample / 8,
                 }
             }
         });
