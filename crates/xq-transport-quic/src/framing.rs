@@ -129,6 +129,8 @@ impl State {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn decode_all(decoder: &mut Decoder, mut input: Bytes) -> Vec<Vec<u8>> {
@@ -192,5 +194,47 @@ mod tests {
             decode_all(&mut decoder, encode(b"abc")),
             vec![b"abc".to_vec()]
         );
+    }
+
+    /// Splits `wire` at `cuts` (positions taken modulo its length) and feeds the pieces in
+    /// order, returning the frames decoded and the refusal, if one came.
+    fn decode_pieces(max: u32, wire: &[u8], cuts: &[usize]) -> (Vec<Vec<u8>>, Option<Oversized>) {
+        let mut at: Vec<usize> = cuts.iter().map(|c| c % (wire.len() + 1)).collect();
+        at.extend([0, wire.len()]);
+        at.sort_unstable();
+        let mut decoder = Decoder::new(max);
+        let mut frames = Vec::new();
+        for piece in at.windows(2) {
+            let mut input = Bytes::copy_from_slice(&wire[piece[0]..piece[1]]);
+            loop {
+                match decoder.decode(&mut input) {
+                    Ok(Some(frame)) => frames.push(frame),
+                    Ok(None) => break,
+                    Err(refused) => return (frames, Some(refused)),
+                }
+            }
+        }
+        (frames, None)
+    }
+
+    proptest! {
+        #[test]
+        fn frames_survive_any_chunking(
+            frames in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..8),
+            cuts in prop::collection::vec(any::<usize>(), 0..12),
+        ) {
+            let wire: Vec<u8> = frames.iter().flat_map(|f| encode(f)).collect();
+            prop_assert_eq!(decode_pieces(40, &wire, &cuts), (frames, None));
+        }
+
+        #[test]
+        fn arbitrary_bytes_decode_alike_however_they_arrive(
+            wire in prop::collection::vec(any::<u8>(), 0..200),
+            cuts in prop::collection::vec(any::<usize>(), 0..12),
+            max in 0u32..64,
+        ) {
+            // Hostile bytes never panic, and chunk boundaries never change what they mean.
+            prop_assert_eq!(decode_pieces(max, &wire, &cuts), decode_pieces(max, &wire, &[]));
+        }
     }
 }
