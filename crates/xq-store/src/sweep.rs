@@ -87,17 +87,16 @@ impl Sweep {
 mod tests {
     use super::*;
 
-    /// A journal of `garbage` entries whose match is gone.
+    /// A store's schema with `garbage` journal entries whose match is gone.
     fn journal(garbage: i64) -> Connection {
-        let conn = Connection::open_in_memory().expect("opens");
-        conn.execute_batch(
-            "CREATE TABLE rooms (id INTEGER PRIMARY KEY);
-             CREATE TABLE entries (id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL);",
-        )
-        .expect("creates");
-        for _ in 0..garbage {
-            conn.execute("INSERT INTO entries (match_id) VALUES (7)", [])
-                .expect("inserts");
+        let mut conn = Connection::open_in_memory().expect("opens");
+        crate::schema::prepare(&mut conn).expect("creates the schema");
+        for seq in 0..garbage {
+            conn.execute(
+                "INSERT INTO entries (match_id, seq, at, input) VALUES (7, ?1, 0, x'')",
+                [seq],
+            )
+            .expect("inserts");
         }
         conn
     }
