@@ -22,14 +22,17 @@ pub struct Config {
     /// The largest frame that [`send`](crate::proto::Link::send) accepts and that a peer may
     /// send. Default 64 KiB.
     pub max_frame_size: usize,
-    /// Bound on the bytes of frames queued for sending but not yet acknowledged. A `send` that
-    /// would exceed it is refused with [`SendError::QueueFull`](crate::proto::SendError::QueueFull)
-    /// (the tokio driver waits for room instead), so a peer that never acknowledges cannot make
-    /// the sender grow. A frame is always accepted into an empty queue. Default 1 MiB.
+    /// Bound on the bytes of frames queued for sending but not yet acknowledged, counting
+    /// the place each datagram's worth of a frame takes in the queue as well as its payload,
+    /// so that empty frames count too. A `send` that would exceed it is refused
+    /// with [`SendError::QueueFull`](crate::proto::SendError::QueueFull) (the tokio driver
+    /// waits for room instead), so a peer that never acknowledges cannot make the sender grow.
+    /// A frame is always accepted into an empty queue. Default 1 MiB.
     pub send_buffer_size: usize,
-    /// Bound on the bytes received but not yet taken by the application. Datagrams that would
-    /// exceed it are dropped unacknowledged, which makes the peer retransmit them later: this
-    /// is the flow control. Default 1 MiB.
+    /// Bound on the bytes received but not yet taken by the application, counting each
+    /// frame's place in the queue as well as its payload. While it is reached,
+    /// datagrams with new data are dropped unacknowledged, which makes the peer retransmit them
+    /// later: this is the flow control. Default 1 MiB.
     pub recv_buffer_size: usize,
     /// Datagrams carrying data that may be in flight at once, and the receive window in
     /// datagrams. This fixed window is the only congestion control. Default 256 (about 300 KB).

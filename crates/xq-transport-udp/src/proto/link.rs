@@ -265,7 +265,9 @@ impl Link {
         if len > max {
             return Err(SendError::FrameTooLarge { size: len, max });
         }
-        if !self.send.is_empty() && self.send.queued_bytes() + len > self.config.send_buffer_size {
+        if !self.send.is_empty()
+            && self.send.queued_bytes() + SendQueue::cost(len) > self.config.send_buffer_size
+        {
             return Err(SendError::QueueFull);
         }
         Ok(())
@@ -554,7 +556,9 @@ impl Link {
         self.advance_close(now);
     }
 
-    /// Answers the peer's close with ours, and starts draining once both are acknowledged.
+    /// Answers the peer's close with ours, and starts draining once everything we sent is
+    /// acknowledged: acks are selective, so our close can be acknowledged before a frame sent
+    /// ahead of it, which draining would never send again.
     fn advance_close(&mut self, now: Instant) {
         let State::Established { remote_cid, .. } = self.state else {
             return;
@@ -570,10 +574,10 @@ impl Link {
                 ConnectionError::ClosedByPeer
             });
         }
-        let close_seq = *self
-            .close_seq
-            .get_or_insert_with(|| self.send.push_control(ChunkKind::Close));
-        if self.send.is_acked(close_seq) {
+        if self.close_seq.is_none() {
+            self.close_seq = Some(self.send.push_control(ChunkKind::Close));
+        }
+        if self.send.is_empty() {
             let until = now + self.rto() * DRAIN_RTOS;
             self.state = State::Draining { remote_cid, until };
         }

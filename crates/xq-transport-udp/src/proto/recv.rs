@@ -6,6 +6,9 @@ use std::ops::Range;
 
 use super::packet::{Ack, Chunk, ChunkKind, MAX_ACK_RANGES};
 
+/// What a whole frame waiting for the application holds beyond its payload: its slot.
+const FRAME_SLOT: usize = size_of::<Vec<u8>>();
+
 /// Chunks received, in order of sequence number, and frames ready for the application.
 #[derive(Debug)]
 pub(crate) struct RecvQueue {
@@ -17,7 +20,8 @@ pub(crate) struct RecvQueue {
     partial: Option<Vec<u8>>,
     /// Whole frames awaiting the application.
     ready: VecDeque<Vec<u8>>,
-    /// Bytes in `ready`.
+    /// Bytes held by `ready`: each frame's payload and its slot, so that a peer cannot fill
+    /// the queue with empty frames.
     ready_bytes: usize,
     /// Whether the peer's close chunk has been consumed: nothing follows it.
     closed: bool,
@@ -70,7 +74,7 @@ impl RecvQueue {
     /// Takes the next whole frame.
     pub(crate) fn pop_frame(&mut self) -> Option<Vec<u8>> {
         let frame = self.ready.pop_front()?;
-        self.ready_bytes -= frame.len();
+        self.ready_bytes -= frame.len() + FRAME_SLOT;
         if self.ready.is_empty() {
             // A relay holds thousands of mostly idle links: none keeps a queue it is not using.
             self.ready = VecDeque::new();
@@ -172,7 +176,7 @@ impl RecvQueue {
                     return Err(Violation);
                 }
                 if last {
-                    self.ready_bytes += frame.len();
+                    self.ready_bytes += frame.len() + FRAME_SLOT;
                     self.ready.push_back(frame);
                 } else {
                     self.partial = Some(frame);
@@ -259,19 +263,20 @@ mod tests {
             queue.on_chunk(&frag(8, true, true, b""), LIMITS),
             Ok(Received::Refused)
         );
-        for seq in 0..3 {
+        // Each frame counts its 40 bytes and its place in the queue: two fill the 100.
+        for seq in 0..2 {
             assert_eq!(
                 queue.on_chunk(&frag(seq, true, true, &[0; 40]), LIMITS),
                 Ok(Received::New { in_order: true })
             );
         }
         assert_eq!(
-            queue.on_chunk(&frag(3, true, true, b"x"), LIMITS),
+            queue.on_chunk(&frag(2, true, true, b""), LIMITS),
             Ok(Received::Refused)
         );
         queue.pop_frame();
         assert_eq!(
-            queue.on_chunk(&frag(3, true, true, b"x"), LIMITS),
+            queue.on_chunk(&frag(2, true, true, b""), LIMITS),
             Ok(Received::New { in_order: true })
         );
     }

@@ -11,6 +11,9 @@ use super::packet::{Ack, Chunk, ChunkKind, MAX_CHUNK_PAYLOAD};
 /// numbers).
 const REORDER_THRESHOLD: u64 = 3;
 
+/// What a queued chunk holds beyond its payload: its slot in the queue.
+const CHUNK_SLOT: usize = size_of::<Option<Outgoing>>();
+
 /// Chunks from the oldest unacknowledged one on, with their transmission history.
 #[derive(Debug)]
 pub(crate) struct SendQueue {
@@ -22,7 +25,7 @@ pub(crate) struct SendQueue {
     next_unsent: u64,
     /// Chunks declared lost, oldest first; entries acknowledged since are skipped.
     lost: VecDeque<u64>,
-    /// Payload bytes held in `chunks`.
+    /// Bytes held in `chunks`, as [`SendQueue::cost`] counts them.
     queued_bytes: usize,
     /// Transmissions so far, which orders them for loss detection.
     transmissions: u64,
@@ -68,9 +71,16 @@ impl SendQueue {
         }
     }
 
-    /// Payload bytes queued and not yet acknowledged.
+    /// Bytes queued and not yet acknowledged, as [`cost`](Self::cost) counts them.
     pub(crate) fn queued_bytes(&self) -> usize {
         self.queued_bytes
+    }
+
+    /// What a frame of `len` bytes holds while queued: its payload and a slot per chunk. The
+    /// slots count so that a peer that never acknowledges cannot make the sender hold
+    /// unbounded memory with small or empty frames.
+    pub(crate) fn cost(len: usize) -> usize {
+        len + len.div_ceil(MAX_CHUNK_PAYLOAD).max(1) * CHUNK_SLOT
     }
 
     /// Whether every chunk has been acknowledged.
@@ -83,14 +93,9 @@ impl SendQueue {
         self.next_unsent > self.base
     }
 
-    /// Whether chunk `seq` has been acknowledged.
-    pub(crate) fn is_acked(&self, seq: u64) -> bool {
-        seq < self.base || self.get(seq).is_some_and(Option::is_none)
-    }
-
     /// Queues a frame, split into chunks of at most one datagram.
     pub(crate) fn push_frame(&mut self, mut frame: Vec<u8>) {
-        self.queued_bytes += frame.len();
+        self.queued_bytes += Self::cost(frame.len());
         if frame.len() <= MAX_CHUNK_PAYLOAD {
             // The common case keeps the caller's allocation.
             let kind = ChunkKind::Fragment {
@@ -121,6 +126,7 @@ impl SendQueue {
 
     /// Queues a payload-less chunk (ping or close) and returns its sequence number.
     pub(crate) fn push_control(&mut self, kind: ChunkKind) -> u64 {
+        self.queued_bytes += CHUNK_SLOT;
         let seq = self.base + self.chunks.len() as u64;
         self.chunks.push_back(Some(Outgoing {
             kind,
@@ -195,7 +201,7 @@ impl SendQueue {
                     continue;
                 };
                 if let Some(chunk) = slot.take() {
-                    self.queued_bytes -= chunk.payload.len();
+                    self.queued_bytes -= chunk.payload.len() + CHUNK_SLOT;
                     if let Some(sent) = chunk.sent
                         && newest.is_none_or(|n| sent.order > n.order)
                     {
@@ -339,7 +345,7 @@ mod tests {
         let outcome = queue.on_ack(&ack(4, None), now + Duration::from_millis(10));
         assert!(outcome.progress);
         assert_eq!(outcome.rtt_sample, Some(Duration::from_millis(10)));
-        assert_eq!(queue.queued_bytes(), 16 * 10);
+        assert_eq!(queue.queued_bytes(), 16 * SendQueue::cost(10));
         assert_eq!(sent_seqs(&mut queue, now).len(), 4);
     }
 
@@ -353,8 +359,11 @@ mod tests {
         sent_seqs(&mut queue, now);
         // 0 and 1 missing; 2..5 received: 0 and 1 have three later transmissions acknowledged.
         queue.on_ack(&ack(0, Some(2..5)), now);
-        assert!(queue.is_acked(3));
-        assert!(!queue.is_acked(0));
+        assert_eq!(
+            queue.queued_bytes(),
+            3 * SendQueue::cost(10),
+            "0, 1 and 5 still held"
+        );
         // 5 was sent after 4 and may still arrive.
         assert_eq!(sent_seqs(&mut queue, now), [(0, true), (1, true)]);
         let outcome = queue.on_ack(&ack(6, None), now);

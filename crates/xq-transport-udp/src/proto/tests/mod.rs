@@ -1,5 +1,6 @@
 //! Tests of the core over a simulated network with a virtual clock.
 
+mod links;
 mod pair;
 mod props;
 

@@ -1,0 +1,143 @@
+//! Two links wired by hand, for tests that decide the fate of each datagram.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::Config;
+use crate::proto::{ConnectionError, ConnectionId, Link, LinkState, SendError};
+
+/// Two established links, each the other's peer, with the handshake's `Accept`s discarded.
+fn linked(config: Config, now: Instant) -> (Link, Link) {
+    let config = Arc::new(config);
+    let (a_cid, b_cid) = (ConnectionId::new(1), ConnectionId::new(2));
+    let mut a = Link::server(Arc::clone(&config), a_cid, b_cid, now);
+    let mut b = Link::server(config, b_cid, a_cid, now);
+    drain(&mut a, now);
+    drain(&mut b, now);
+    (a, b)
+}
+
+fn drain(link: &mut Link, now: Instant) -> Vec<Vec<u8>> {
+    std::iter::from_fn(|| link.poll_transmit(now)).collect()
+}
+
+/// Delivers everything either link sends, with no loss, until neither has more to say.
+fn exchange(a: &mut Link, b: &mut Link, now: Instant) {
+    loop {
+        let (to_b, to_a) = (drain(a, now), drain(b, now));
+        if to_b.is_empty() && to_a.is_empty() {
+            return;
+        }
+        for datagram in to_b {
+            // Refusals are part of what these tests look at.
+            b.handle_datagram(now, &datagram).ok();
+        }
+        for datagram in to_a {
+            a.handle_datagram(now, &datagram).ok();
+        }
+    }
+}
+
+/// Runs both links for `span` of virtual time in 5 ms steps, firing their timers and
+/// collecting what `b` receives.
+fn run(a: &mut Link, b: &mut Link, now: &mut Instant, span: Duration, received: &mut Vec<Vec<u8>>) {
+    let end = *now + span;
+    while *now < end {
+        exchange(a, b, *now);
+        received.extend(std::iter::from_fn(|| b.poll_frame()));
+        *now += Duration::from_millis(5);
+        for link in [&mut *a, &mut *b] {
+            if link.poll_timeout().is_some_and(|at| at <= *now) {
+                link.handle_timeout(*now);
+            }
+        }
+    }
+}
+
+/// Acks are selective, so a close can be acknowledged while a frame sent before it is still
+/// missing: the frame must still be delivered before either side calls the close done.
+#[test]
+fn a_close_acknowledged_before_an_earlier_frame_still_delivers_it() {
+    let mut now = Instant::now();
+    let (mut a, mut b) = linked(Config::default(), now);
+    a.send(b"last words".to_vec()).expect("send");
+    a.close();
+    let sent = drain(&mut a, now);
+    assert_eq!(sent.len(), 2, "the frame, then the close");
+    // The frame is lost; the close arrives, and b closes too, acknowledging a's close.
+    b.handle_datagram(now, &sent[1]).expect("close arrives");
+    b.close();
+    for datagram in drain(&mut b, now) {
+        a.handle_datagram(now, &datagram)
+            .expect("b's ack and close");
+    }
+    assert_eq!(
+        a.state(),
+        LinkState::Closing,
+        "the frame is still unacknowledged"
+    );
+    let mut received = Vec::new();
+    run(
+        &mut a,
+        &mut b,
+        &mut now,
+        Duration::from_secs(30),
+        &mut received,
+    );
+    assert_eq!(received, [b"last words".to_vec()]);
+    assert_eq!(
+        (a.state(), b.state()),
+        (LinkState::Closed, LinkState::Closed)
+    );
+    assert_eq!(a.close_reason(), Some(&ConnectionError::LocallyClosed));
+    assert_eq!(b.close_reason(), Some(&ConnectionError::LocallyClosed));
+}
+
+/// Empty frames carry no payload, but each takes a place in the queue: a peer that never
+/// acknowledges must still see the sender refuse them once the buffer is full.
+#[test]
+fn empty_frames_fill_the_send_buffer_of_a_peer_that_never_acks() {
+    let now = Instant::now();
+    let config = Config::default();
+    let (mut a, _b) = linked(config.clone(), now);
+    let mut queued = 0;
+    let refused = (0..1_000_000).find_map(|_| match a.send(Vec::new()) {
+        Ok(()) => {
+            queued += 1;
+            None
+        }
+        Err(error) => Some(error),
+    });
+    assert_eq!(refused, Some(SendError::QueueFull), "after {queued} frames");
+    // The queue's capacity doubles as it grows, so it may hold up to twice the bound.
+    let held = a.heap_bytes();
+    assert!(
+        held <= 2 * config.send_buffer_size,
+        "the sender holds {held} bytes"
+    );
+}
+
+/// The receiving side of the same: empty frames that the application does not take fill the
+/// receive buffer, after which the receiver refuses more.
+#[test]
+fn empty_frames_fill_the_receive_buffer_of_an_application_that_does_not_read() {
+    let now = Instant::now();
+    let config = Config::default();
+    let (mut a, mut b) = linked(config.clone(), now);
+    let mut queued = 0;
+    for _ in 0..200_000 {
+        match a.send(Vec::new()) {
+            Ok(()) => queued += 1,
+            Err(SendError::QueueFull) => {}
+            Err(error) => panic!("send failed: {error}"),
+        }
+        exchange(&mut a, &mut b, now);
+    }
+    assert!(queued < 200_000, "the receiver kept acknowledging");
+    let held = b.heap_bytes();
+    assert!(
+        held <= 2 * config.recv_buffer_size,
+        "the receiver holds {held} bytes"
+    );
+    assert!(std::iter::from_fn(|| b.poll_frame()).all(|frame| frame.is_empty()));
+}
