@@ -32,7 +32,10 @@ pub struct Config {
     /// Bound on the bytes received but not yet taken by the application, counting each
     /// frame's place in the queue as well as its payload. While it is reached,
     /// datagrams with new data are dropped unacknowledged, which makes the peer retransmit them
-    /// later: this is the flow control. Default 1 MiB.
+    /// later: this is the flow control. Acks meanwhile tell the peer that the application is
+    /// behind, so it waits however long the application takes, rather than fail with
+    /// [`ConnectionError::Unacknowledged`](crate::proto::ConnectionError::Unacknowledged).
+    /// Default 1 MiB.
     pub recv_buffer_size: usize,
     /// Datagrams carrying data that may be in flight at once, and the receive window in
     /// datagrams. This fixed window is the only congestion control. Default 256 (about 300 KB).

@@ -41,7 +41,8 @@ pub enum ConnectionError {
     #[error("connection timed out")]
     TimedOut,
     /// The peer keeps talking but acknowledged none of our data for
-    /// [`Config::idle_timeout`](crate::Config::idle_timeout).
+    /// [`Config::idle_timeout`](crate::Config::idle_timeout), nor said that its application
+    /// is behind.
     #[error("peer stopped acknowledging data")]
     Unacknowledged,
     /// The peer sent a sequence of chunks that no correct peer sends.

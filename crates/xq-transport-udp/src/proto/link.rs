@@ -109,6 +109,10 @@ impl AckState {
             }
             // Gaps and duplicates are reported at once so the sender learns of losses early.
             Received::New { in_order: false } | Received::Duplicate => self.immediate = true,
+            // The sender learns soon that its data arrives, though its application is behind.
+            Received::Blocked => {
+                self.deadline.get_or_insert(now + config.max_ack_delay);
+            }
             Received::Refused => {}
         }
     }
@@ -533,6 +537,10 @@ impl Link {
             let outcome = self.send.on_ack(&ack, now);
             if outcome.progress {
                 self.backoff = 0;
+                self.waiting_since = now;
+            } else if ack.blocked {
+                // The peer receives our data but its application is behind: no reason to give
+                // up on it (this is flow control), only to keep probing at the backed-off RTO.
                 self.waiting_since = now;
             }
             if let Some(sample) = outcome.rtt_sample {

@@ -5,7 +5,8 @@
 //! Initial   = src_cid:u64 token_len:u8 token padding      (exactly MAX_DATAGRAM_SIZE bytes)
 //! Retry     = dst_cid:u64 token_len:u8 token
 //! Accept    = dst_cid:u64 src_cid:u64
-//! Data      = dst_cid:u64 flags:u8 [ack] [chunk]           (flags: 1 = ack, 2 = chunk)
+//! Data      = dst_cid:u64 flags:u8 [ack] [chunk]           (flags: 1 = ack, 2 = chunk,
+//!                                                           4 = blocked, only with an ack)
 //! ack       = base:u64 count:u8 count*(gap:u32 len:u32)    (all below base, then ranges)
 //! chunk     = seq:u64 kind:u8 len:u16 payload
 //! ```
@@ -45,6 +46,7 @@ const TYPE_DATA: u8 = 4;
 
 const FLAG_ACK: u8 = 1;
 const FLAG_CHUNK: u8 = 2;
+const FLAG_BLOCKED: u8 = 4;
 
 const KIND_FIRST: u8 = 1;
 const KIND_LAST: u8 = 2;
@@ -98,7 +100,8 @@ pub enum DecodeError {
     /// A cookie is empty where one is required, or longer than allowed.
     #[error("invalid cookie length")]
     InvalidTokenLength,
-    /// A data packet has unknown flags, or neither an ack nor a chunk.
+    /// A data packet has unknown flags, neither an ack nor a chunk, or the blocked flag
+    /// without an ack.
     #[error("invalid data flags")]
     InvalidFlags,
     /// An ack has too many ranges, or ranges that are empty, overlap or overflow.
@@ -151,6 +154,9 @@ pub(crate) struct Ack {
     pub(crate) base: u64,
     /// Received sequence numbers above `base`.
     pub(crate) ranges: Vec<Range<u64>>,
+    /// The receiver refused data for lack of room since its application last took a frame:
+    /// it is alive and receiving, only behind, so the sender keeps waiting for it.
+    pub(crate) blocked: bool,
 }
 
 impl Ack {
@@ -233,14 +239,16 @@ impl Packet<'_> {
             TYPE_DATA => {
                 let dst_cid = r.cid()?;
                 let flags = r.u8()?;
-                if flags & !(FLAG_ACK | FLAG_CHUNK) != 0 || flags == 0 {
+                let known = FLAG_ACK | FLAG_CHUNK | FLAG_BLOCKED;
+                let blocked = flags & FLAG_BLOCKED != 0;
+                let has_ack = flags & FLAG_ACK != 0;
+                if flags & !known != 0
+                    || flags & (FLAG_ACK | FLAG_CHUNK) == 0
+                    || blocked && !has_ack
+                {
                     return Err(DecodeError::InvalidFlags);
                 }
-                let ack = if flags & FLAG_ACK != 0 {
-                    Some(r.ack()?)
-                } else {
-                    None
-                };
+                let ack = if has_ack { Some(r.ack(blocked)?) } else { None };
                 let chunk = if flags & FLAG_CHUNK != 0 {
                     Some(r.chunk()?)
                 } else {
@@ -306,8 +314,11 @@ impl Packet<'_> {
             } => {
                 out.push(TYPE_DATA);
                 out.extend_from_slice(&dst_cid.0.to_be_bytes());
-                let flags = (if ack.is_some() { FLAG_ACK } else { 0 })
-                    | (if chunk.is_some() { FLAG_CHUNK } else { 0 });
+                let flags = match ack {
+                    Some(Ack { blocked: true, .. }) => FLAG_ACK | FLAG_BLOCKED,
+                    Some(_) => FLAG_ACK,
+                    None => 0,
+                } | (if chunk.is_some() { FLAG_CHUNK } else { 0 });
                 out.push(flags);
                 if let Some(ack) = ack {
                     put_ack(&mut out, ack);
@@ -437,7 +448,7 @@ impl<'a> Reader<'a> {
         Ok(ConnectionId(self.u64()?))
     }
 
-    fn ack(&mut self) -> Result<Ack, DecodeError> {
+    fn ack(&mut self, blocked: bool) -> Result<Ack, DecodeError> {
         let base = self.u64()?;
         let count = usize::from(self.u8()?);
         if count > MAX_ACK_RANGES {
@@ -456,7 +467,11 @@ impl<'a> Reader<'a> {
             ranges.push(start..end);
             prev_end = end;
         }
-        Ok(Ack { base, ranges })
+        Ok(Ack {
+            base,
+            ranges,
+            blocked,
+        })
     }
 
     fn chunk(&mut self) -> Result<Chunk<'a>, DecodeError> {
@@ -514,10 +529,19 @@ mod tests {
         let ack = Ack {
             base: 10,
             ranges: vec![12..14, 20..21],
+            blocked: false,
         };
         round_trip(&Packet::Data {
             dst_cid: cid,
             ack: Some(ack.clone()),
+            chunk: None,
+        });
+        round_trip(&Packet::Data {
+            dst_cid: cid,
+            ack: Some(Ack {
+                blocked: true,
+                ..ack.clone()
+            }),
             chunk: None,
         });
         let payload = [0xAB; MAX_CHUNK_PAYLOAD];
@@ -559,7 +583,11 @@ mod tests {
         let payload = [0; MAX_CHUNK_PAYLOAD];
         let packet = Packet::Data {
             dst_cid: ConnectionId::new(1),
-            ack: Some(Ack { base: 0, ranges }),
+            ack: Some(Ack {
+                base: 0,
+                ranges,
+                blocked: false,
+            }),
             chunk: Some(Chunk {
                 seq: u64::MAX,
                 kind: ChunkKind::Fragment {
@@ -582,6 +610,7 @@ mod tests {
             ack: Some(Ack {
                 base: 0,
                 ranges: ranges.clone(),
+                blocked: false,
             }),
             chunk: None,
         };
@@ -610,6 +639,7 @@ mod tests {
             ack: Some(Ack {
                 base: 1,
                 ranges: vec![],
+                blocked: false,
             }),
             chunk: None,
         }
@@ -620,9 +650,15 @@ mod tests {
         bad = data.clone();
         bad[1] = 99;
         assert_eq!(Packet::decode(&bad), Err(DecodeError::UnknownType(99)));
-        bad = data.clone();
-        bad[10] = 0;
-        assert_eq!(Packet::decode(&bad), Err(DecodeError::InvalidFlags));
+        for flags in [0, FLAG_BLOCKED, FLAG_BLOCKED | FLAG_CHUNK, 8] {
+            bad = data.clone();
+            bad[10] = flags;
+            assert_eq!(
+                Packet::decode(&bad),
+                Err(DecodeError::InvalidFlags),
+                "{flags}"
+            );
+        }
         bad = data.clone();
         bad[19] = MAX_ACK_RANGES as u8 + 1;
         assert_eq!(Packet::decode(&bad), Err(DecodeError::InvalidAck));

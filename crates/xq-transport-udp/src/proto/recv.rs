@@ -25,6 +25,8 @@ pub(crate) struct RecvQueue {
     ready_bytes: usize,
     /// Whether the peer's close chunk has been consumed: nothing follows it.
     closed: bool,
+    /// Whether a chunk was refused for lack of room since the application last took a frame.
+    blocked: bool,
 }
 
 /// Limits that protect the receiver from its peer and from a slow application.
@@ -45,9 +47,12 @@ pub(crate) enum Received {
     New { in_order: bool },
     /// Already received before; it is acknowledged again.
     Duplicate,
-    /// Not stored (outside the window, buffer full, or after close); it is not acknowledged,
-    /// so the peer sends it again later.
+    /// Not stored (outside the window, or after close); it is not acknowledged, so the peer
+    /// sends it again later.
     Refused,
+    /// Not stored because the application is behind and the buffer full: as `Refused`, but
+    /// acks say so, so that the peer knows its data arrives and waits.
+    Blocked,
 }
 
 /// The peer sent chunks that cannot come from a correct sender.
@@ -63,6 +68,7 @@ impl RecvQueue {
             ready: VecDeque::new(),
             ready_bytes: 0,
             closed: false,
+            blocked: false,
         }
     }
 
@@ -75,6 +81,7 @@ impl RecvQueue {
     pub(crate) fn pop_frame(&mut self) -> Option<Vec<u8>> {
         let frame = self.ready.pop_front()?;
         self.ready_bytes -= frame.len() + FRAME_SLOT;
+        self.blocked = false;
         if self.ready.is_empty() {
             // A relay holds thousands of mostly idle links: none keeps a queue it is not using.
             self.ready = VecDeque::new();
@@ -107,11 +114,12 @@ impl RecvQueue {
         if seq < self.next_expected || self.early.contains_key(&seq) {
             return Ok(Received::Duplicate);
         }
-        if self.closed
-            || seq >= self.next_expected.saturating_add(limits.window)
-            || self.ready_bytes >= limits.buffer
-        {
+        if self.closed || seq >= self.next_expected.saturating_add(limits.window) {
             return Ok(Received::Refused);
+        }
+        if self.ready_bytes >= limits.buffer {
+            self.blocked = true;
+            return Ok(Received::Blocked);
         }
         if seq != self.next_expected {
             self.early.insert(seq, (chunk.kind, chunk.payload.to_vec()));
@@ -153,6 +161,7 @@ impl RecvQueue {
         Some(Ack {
             base: self.next_expected,
             ranges,
+            blocked: self.blocked,
         })
     }
 
@@ -233,7 +242,8 @@ mod tests {
             queue.ack(),
             Some(Ack {
                 base: 0,
-                ranges: std::iter::once(1..3).collect()
+                ranges: std::iter::once(1..3).collect(),
+                blocked: false,
             })
         );
         assert!(frames(&mut queue).is_empty());
@@ -251,7 +261,8 @@ mod tests {
             queue.ack(),
             Some(Ack {
                 base: 3,
-                ranges: vec![]
+                ranges: vec![],
+                blocked: false,
             })
         );
     }
@@ -272,9 +283,11 @@ mod tests {
         }
         assert_eq!(
             queue.on_chunk(&frag(2, true, true, b""), LIMITS),
-            Ok(Received::Refused)
+            Ok(Received::Blocked)
         );
+        assert!(queue.ack().is_some_and(|ack| ack.blocked));
         queue.pop_frame();
+        assert!(queue.ack().is_some_and(|ack| !ack.blocked));
         assert_eq!(
             queue.on_chunk(&frag(2, true, true, b""), LIMITS),
             Ok(Received::New { in_order: true })

@@ -301,6 +301,7 @@ mod tests {
         Ack {
             base,
             ranges: range.into_iter().collect(),
+            blocked: false,
         }
     }
 

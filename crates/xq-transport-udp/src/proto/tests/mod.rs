@@ -244,6 +244,7 @@ fn spoofed_wrong_id_and_garbage_datagrams_change_nothing() {
         ack: Some(packet::Ack {
             base: 1_000,
             ranges: vec![],
+            blocked: false,
         }),
         chunk: None,
     };
@@ -528,6 +529,42 @@ fn a_slow_reader_bounds_the_receive_buffer() {
         std::iter::from_fn(|| pair.link_mut(Side::Server).poll_frame()).collect();
     assert_eq!(held.len(), 10, "the receiver buffered only what fits");
     let mut received = held;
+    pair.run(Duration::from_secs(60), |pair| {
+        received.extend(std::iter::from_fn(|| {
+            pair.link_mut(Side::Server).poll_frame()
+        }));
+        received.len() == 100
+    });
+    assert_eq!(
+        received,
+        (0..100).map(|index| frame(index, 996)).collect::<Vec<_>>()
+    );
+}
+
+/// Flow control is no failure: a receiver whose application pauses for longer than the idle
+/// timeout keeps its connection, and every frame arrives once it reads again.
+#[test]
+fn a_reader_that_pauses_past_the_idle_timeout_keeps_its_connection() {
+    let config = Config {
+        recv_buffer_size: 10_000,
+        ..Config::default()
+    };
+    let mut pair = Pair::new(config.clone(), 16);
+    pair.connect();
+    for index in 0..100 {
+        pair.link_mut(Side::Client)
+            .send(frame(index, 996))
+            .expect("send");
+    }
+    let failed = pair.run(config.idle_timeout * 3, |pair| {
+        pair.link(Side::Client).state() != LinkState::Connected
+    });
+    assert!(
+        !failed,
+        "the sender gave up: {:?}",
+        pair.link(Side::Client).close_reason()
+    );
+    let mut received = Vec::new();
     pair.run(Duration::from_secs(60), |pair| {
         received.extend(std::iter::from_fn(|| {
             pair.link_mut(Side::Server).poll_frame()
