@@ -161,7 +161,7 @@ impl State {
     }
 
     /// Wakes the tasks waiting on these links.
-    fn wake(&mut self, links: &[LinkId]) {
+    pub(crate) fn wake(&mut self, links: &[LinkId]) {
         for id in links {
             if let Some(conn) = self.conns.get_mut(id) {
                 conn.waiters.wake();

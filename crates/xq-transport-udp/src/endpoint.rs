@@ -76,7 +76,7 @@ impl Endpoint {
             Connection::new(Arc::clone(&self.shared), id, remote)
         };
         self.shared.wake_driver.notify_one();
-        connection
+        let connected = connection
             .wait(Output::None, |link| match link.state() {
                 LinkState::Connecting => None,
                 _ => Some(
@@ -85,8 +85,11 @@ impl Endpoint {
                         .map_or(Ok(()), |reason| Err(reason.into())),
                 ),
             })
-            .await?;
-        Ok(connection)
+            .await;
+        match connected {
+            Err(_) if !self.shared.lock().open => Err(Error::EndpointClosed),
+            connected => connected.map(|()| connection),
+        }
     }
 
     /// Waits for a client to complete its handshake.
@@ -123,11 +126,14 @@ impl Endpoint {
             let mut state = self.shared.lock();
             state.open = false;
             let ids: Vec<_> = state.core.link_ids().collect();
-            for id in ids {
+            for &id in &ids {
                 if let Some(link) = state.core.link_mut(id) {
                     link.close();
                 }
             }
+            // A link still connecting is closed at once, and only its waiting `connect` would
+            // notice.
+            state.wake(&ids);
         }
         self.shared.incoming.notify_waiters();
         self.shared.wake_driver.notify_one();

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use xq_transport_udp::proto::{ConnectionError, SendError};
@@ -173,6 +174,29 @@ async fn connect_to_a_silent_port_times_out() -> Result<(), Error> {
         let result = client.connect(silent.local_addr()?).await;
         assert!(
             matches!(result, Err(Error::Connection(ConnectionError::TimedOut))),
+            "{result:?}"
+        );
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
+async fn closing_the_endpoint_fails_a_pending_connect_at_once() -> Result<(), Error> {
+    bounded(async {
+        let silent = std::net::UdpSocket::bind(localhost())?;
+        let target = silent.local_addr()?;
+        let client = Arc::new(Endpoint::bind(localhost(), Config::default()).await?);
+        // In a task of its own, so that only a wake-up can tell it of the close.
+        let connecting = Arc::clone(&client);
+        let connect = tokio::spawn(async move { connecting.connect(target).await.map(drop) });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!connect.is_finished(), "the silent port answered");
+        client.close();
+        // Well within the idle timeout (10 s), which would fail it otherwise.
+        let result = tokio::time::timeout(Duration::from_secs(1), connect).await;
+        assert!(
+            matches!(result, Ok(Ok(Err(Error::EndpointClosed)))),
             "{result:?}"
         );
         Ok(())
