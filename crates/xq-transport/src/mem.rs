@@ -69,6 +69,7 @@ impl MemConnection {
             inbox: Mutex::new(Inbox {
                 rx,
                 closed: false,
+                peer_closed: false,
                 reader: None,
                 delayed: None,
             }),
@@ -89,6 +90,8 @@ struct Inbox {
     rx: mpsc::Receiver<Item>,
     /// Set by `close`: nothing more is read.
     closed: bool,
+    /// Set once the peer's close was read: every later read says so again.
+    peer_closed: bool,
     /// The task waiting for a frame, which `close` wakes.
     reader: Option<Waker>,
     /// A frame held back until the link's latency has passed.
@@ -99,6 +102,9 @@ impl Inbox {
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>> {
         if self.closed {
             return Poll::Ready(Err(TransportError::ClosedLocally));
+        }
+        if self.peer_closed {
+            return Poll::Ready(Err(TransportError::Closed));
         }
         match &mut self.reader {
             Some(reader) if reader.will_wake(cx.waker()) => {}
@@ -118,7 +124,11 @@ impl Inbox {
                     self.delayed = Some((data, Box::pin(tokio::time::sleep_until(deliver_at))));
                 }
                 Some(Item::Frame { data, .. }) => return Poll::Ready(Ok(data)),
-                Some(Item::Close) => return Poll::Ready(Err(TransportError::Closed)),
+                Some(Item::Close) => {
+                    // The channel ends here, which a later read would take for a lost peer.
+                    self.peer_closed = true;
+                    return Poll::Ready(Err(TransportError::Closed));
+                }
                 None => return Poll::Ready(Err(TransportError::ConnectionLost)),
             }
         }
@@ -357,6 +367,11 @@ mod tests {
             Err(TransportError::ConnectionLost)
         ));
         assert!(matches!(b.recv().await, Err(TransportError::Closed)));
+        let again = b.recv().await;
+        assert!(
+            matches!(again, Err(TransportError::Closed)),
+            "a close read twice is still a close: {again:?}"
+        );
     }
 
     #[tokio::test]
