@@ -8,14 +8,22 @@ use std::time::Duration;
 pub struct Options {
     /// The largest frame accepted in either direction, in bytes.
     pub max_frame_size: usize,
-    /// How long a connection may stay silent before it is declared dead (keep-alives are sent
-    /// well before that).
+    /// How long a connection may stay silent before it is declared dead. Keep-alives go out
+    /// four times as often, so a live but quiet connection never reaches it.
     pub idle_timeout: Duration,
     /// Where a QUIC listener keeps its certificate and key (created on first start).
     pub quic_identity_dir: PathBuf,
     /// Extra one-way latency added to every frame of an in-memory connection (a link conditioner
     /// for tests); order and reliability are kept.
     pub mem_latency: Duration,
+}
+
+impl Options {
+    /// How often a quiet connection sends a keep-alive: a quarter of the idle timeout, so that
+    /// losing a few in a row does not end a live connection.
+    pub(crate) fn keep_alive(&self) -> Duration {
+        self.idle_timeout / 4
+    }
 }
 
 impl Default for Options {

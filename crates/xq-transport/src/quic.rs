@@ -15,7 +15,7 @@ fn transport(options: &Options) -> TransportConfig {
     let mut config = TransportConfig::default();
     config.max_frame_size = u32::try_from(options.max_frame_size).unwrap_or(u32::MAX);
     config.idle_timeout = options.idle_timeout;
-    config.keep_alive = options.idle_timeout / 4;
+    config.keep_alive = options.keep_alive();
     config
 }
 

@@ -15,6 +15,7 @@ fn config(options: &Options) -> Config {
     Config {
         max_frame_size: options.max_frame_size,
         idle_timeout: options.idle_timeout,
+        keep_alive_interval: Some(options.keep_alive()),
         ..Config::default()
     }
 }
@@ -162,6 +163,23 @@ impl Listener for UdpListener {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A short idle timeout must not outrun the keep-alives, or quiet live links would die.
+    #[test]
+    fn keep_alives_follow_the_idle_timeout() {
+        for secs in [0.4, 8.0, 60.0] {
+            let idle_timeout = std::time::Duration::from_secs_f64(secs);
+            let options = Options {
+                idle_timeout,
+                ..Options::default()
+            };
+            let keep_alive = config(&options).keep_alive_interval.unwrap_or_default();
+            assert!(
+                !keep_alive.is_zero() && keep_alive * 3 <= idle_timeout,
+                "a keep-alive every {keep_alive:?} for an idle timeout of {idle_timeout:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_server_connection_stays_small() {
