@@ -421,6 +421,9 @@ impl Relay {
         self.seat_player(code, Seat::First, conn);
         if let Some(room) = self.rooms.get_mut(&code) {
             room.creator = Some(conn);
+            // A room waiting for its second player is not stored (a restart loses it and
+            // refuses its token), so its creator is told at once.
+            room.announce(Seat::First, &mut self.outbox);
             room.send_snapshot(now, &mut self.outbox, conn);
         }
         self.rearm(code);
@@ -434,7 +437,7 @@ impl Relay {
             return Err(ErrorCode::RoomFull);
         }
         self.seat_player(code, Seat::Second, conn);
-        self.begin(now, code);
+        self.begin(now, code, &[Seat::Second]);
         Ok(())
     }
 
@@ -458,7 +461,7 @@ impl Relay {
         let code = self.open_room(now, options, red);
         self.seat_player(code, Seat::First, first);
         self.seat_player(code, Seat::Second, conn);
-        self.begin(now, code);
+        self.begin(now, code, &SEATS);
         Ok(())
     }
 
@@ -532,28 +535,22 @@ impl Relay {
         code
     }
 
-    /// Seats `conn` at `seat` of room `code` and tells it so.
+    /// Seats `conn` at `seat` of room `code`; the room tells it ([`Room::announce`]) once
+    /// that is stored.
     fn seat_player(&mut self, code: RoomCode, seat: Seat, conn: ConnId) {
         let Some(room) = self.rooms.get_mut(&code) else {
             return;
         };
         room.seats[seat] = SeatState::Connected(conn);
-        let token = room.tokens[seat];
-        self.tokens.insert(token, (code, seat));
-        let joined = ServerMsg::Joined {
-            code,
-            seat: Some(room.color_of(seat)),
-            resume: Some(token),
-        };
-        self.outbox.send(conn, &joined);
+        self.tokens.insert(room.tokens[seat], (code, seat));
         tracing::debug!(room = %code, %conn, ?seat, "seated");
         self.set_place(conn, Place::Player { code, seat });
     }
 
-    /// Starts room `code`'s first match.
-    fn begin(&mut self, now: Timestamp, code: RoomCode) {
+    /// Starts room `code`'s first match and tells the players at `seated` their seats.
+    fn begin(&mut self, now: Timestamp, code: RoomCode, seated: &[Seat]) {
         if let Some(room) = self.rooms.get_mut(&code) {
-            room.begin(now, &mut self.outbox);
+            room.begin(now, seated, &mut self.outbox);
         }
         self.rearm(code);
     }

@@ -138,11 +138,28 @@ impl Room {
         outbox.send(to, &ServerMsg::Snapshot(Box::new(self.snapshot(now))));
     }
 
-    /// Starts the first match, now that both seats are taken.
-    pub(crate) fn begin(&mut self, now: Timestamp, outbox: &mut Outbox) {
+    /// Starts the first match, now that both seats are taken, and tells the players just
+    /// seated (`seated`) their seats. The match's start is journaled before that: a token is
+    /// only handed out once a restarted relay would know it.
+    pub(crate) fn begin(&mut self, now: Timestamp, seated: &[Seat], outbox: &mut Outbox) {
         let game = Match::with_seats(self.config(), self.red, now);
         self.install(now, game, outbox);
+        for &seat in seated {
+            self.announce(seat, outbox);
+        }
         self.broadcast_snapshot(now, outbox);
+    }
+
+    /// Tells the player at `seat`, if connected, that it sits there, with its resume token.
+    pub(crate) fn announce(&self, seat: Seat, outbox: &mut Outbox) {
+        if let Some(conn) = self.seats[seat].conn() {
+            let msg = ServerMsg::Joined {
+                code: self.code,
+                seat: Some(self.color_of(seat)),
+                resume: Some(self.tokens[seat]),
+            };
+            outbox.send(conn, &msg);
+        }
     }
 
     /// `seat` asks for a rematch: the first ask is announced, the opponent's starts the new
@@ -169,14 +186,7 @@ impl Room {
                 let next = game.rematch(now).map_err(|_| ErrorCode::GameNotOver)?;
                 self.install(now, next, outbox);
                 for seat in SEATS {
-                    if let Some(conn) = self.seats[seat].conn() {
-                        let msg = ServerMsg::Joined {
-                            code: self.code,
-                            seat: Some(self.color_of(seat)),
-                            resume: Some(self.tokens[seat]),
-                        };
-                        outbox.send(conn, &msg);
-                    }
+                    self.announce(seat, outbox);
                 }
                 self.broadcast_snapshot(now, outbox);
             }

@@ -896,6 +896,31 @@ fn accepted_commands_are_persisted_before_their_events_go_out() {
     assert!(!h.last.iter().any(|out| matches!(out, Output::Persist(_))));
 }
 
+/// A resume token is only worth handing out once a restarted relay would know it: the
+/// match's start is journaled before anyone is told the seat it holds.
+#[test]
+fn a_match_is_stored_before_its_players_get_their_tokens() {
+    let stored_first = |last: &[Output]| {
+        let started = last
+            .iter()
+            .position(|out| matches!(out, Output::Persist(Persist::MatchStarted { .. })));
+        let told = last
+            .iter()
+            .position(|out| matches!(out, Output::Send { .. }));
+        assert!(started.is_some() && started < told, "{last:?}");
+    };
+    let mut h = Harness::new();
+    let creator = h.create(RoomOptions::default());
+    let joiner = h.client();
+    h.send(joiner, ClientMsg::JoinRoom { code: creator.code });
+    stored_first(&h.last);
+    let first = h.client();
+    h.send(first, ClientMsg::QuickMatch(RoomOptions::default()));
+    let second = h.client();
+    h.send(second, ClientMsg::QuickMatch(RoomOptions::default()));
+    stored_first(&h.last);
+}
+
 #[test]
 fn shutdown_pauses_clocks_and_says_goodbye_to_everyone() {
     let mut h = Harness::new();
