@@ -166,6 +166,10 @@ impl Relay {
     /// Before anything is decoded, the frame's size is checked against
     /// [`Config::max_frame_size`] and the connection's rate against [`Config::rate_limit`]:
     /// either failing disconnects it, and nobody else notices.
+    ///
+    /// Whatever fell due by `now` (a flag, the end of a grace period) happens first, as
+    /// [`handle_timeout`](Self::handle_timeout) would: a driver busy with input may call that
+    /// late, and a frame must not find the relay as it was before its deadlines.
     pub fn handle_frame(&mut self, now: Timestamp, conn: ConnId, frame: &[u8]) {
         if !self.conns.contains_key(&conn) {
             return;
@@ -191,6 +195,7 @@ impl Relay {
             self.close(now, conn, DisconnectReason::RateLimited, message);
             return;
         }
+        self.handle_timeout(now);
         match codec::decode::<ClientMsg>(frame) {
             Ok(msg) => {
                 tracing::trace!(%conn, ?msg, "received");

@@ -921,6 +921,40 @@ fn a_match_is_stored_before_its_players_get_their_tokens() {
     stored_first(&h.last);
 }
 
+/// A driver busy with input may fire the timer late: a resume that arrives after the grace
+/// period is refused even so, and the game is lost by abandonment.
+#[test]
+fn a_resume_after_the_grace_period_is_refused_before_the_timer_fires() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    h.disconnect(black.conn);
+    h.take(red.conn);
+    // No handle_timeout in between: the resume is the next input.
+    h.now += GRACE.as_millis() as u64 + 1;
+    let late = h.raw();
+    h.send(late, hello(Some(black.token)));
+    assert!(
+        matches!(
+            h.take(late)[..],
+            [
+                ServerMsg::Welcome { .. },
+                ServerMsg::Error {
+                    code: ErrorCode::ResumeRefused,
+                    ..
+                }
+            ]
+        ),
+        "resumed after the grace period"
+    );
+    assert!(h.take(red.conn).iter().any(|msg| matches!(
+        msg,
+        ServerMsg::Event {
+            event: Event::GameOver(_),
+            ..
+        }
+    )));
+}
+
 #[test]
 fn shutdown_pauses_clocks_and_says_goodbye_to_everyone() {
     let mut h = Harness::new();
