@@ -27,9 +27,10 @@ pub struct Config {
     /// larger one disconnects its sender ([`xq_protocol::DisconnectReason::Malformed`]): no
     /// client message comes near it, so only a broken or hostile client sends one.
     pub max_frame_size: usize,
-    /// How many open rooms one connection may have created: each holds resume tokens and a
-    /// match, and a room outlives its creator's leaving by the grace period, so creating and
-    /// leaving in a loop would otherwise fill the relay. Asking for more is refused with
+    /// How many open rooms one connection may have made open, by creating them or by quick
+    /// matching into them: each holds resume tokens and a match, and a room outlives its
+    /// players' leaving by the grace period, so creating (or quick matching) and leaving in a
+    /// loop would otherwise fill the relay. Asking for more is refused with
     /// [`xq_protocol::ErrorCode::TooManyRooms`].
     pub max_rooms_per_connection: u32,
     /// How long a room may have no player connected before it is closed, whatever the grace

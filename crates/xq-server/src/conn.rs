@@ -34,7 +34,7 @@ pub(crate) struct Conn {
     pub(crate) place: Place,
     /// Its frames' budget, against [`crate::Config::rate_limit`].
     pub(crate) bucket: TokenBucket,
-    /// The open rooms it created, against [`crate::Config::max_rooms_per_connection`].
+    /// The open rooms it made open, against [`crate::Config::max_rooms_per_connection`].
     pub(crate) rooms_open: u32,
     /// The transport it came by, for the metrics; shared with its other connections.
     pub(crate) transport: Arc<str>,

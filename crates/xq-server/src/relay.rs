@@ -412,11 +412,7 @@ impl Relay {
         options: RoomOptions,
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
-        let state = self.conns.get_mut(&conn).ok_or(ErrorCode::NotInRoom)?;
-        if state.rooms_open >= self.config.max_rooms_per_connection {
-            return Err(ErrorCode::TooManyRooms);
-        }
-        state.rooms_open += 1;
+        self.ensure_room_left(conn)?;
         let red = match options.seat {
             SeatChoice::Red => Seat::First,
             SeatChoice::Black => Seat::Second,
@@ -424,8 +420,8 @@ impl Relay {
         };
         let code = self.open_room(now, options, red);
         self.seat_player(code, Seat::First, conn);
+        self.count_room(code, Seat::First, conn);
         if let Some(room) = self.rooms.get_mut(&code) {
-            room.creator = Some(conn);
             // A room waiting for its second player is not stored (a restart loses it and
             // refuses its token), so its creator is told at once.
             room.announce(Seat::First, &mut self.outbox);
@@ -453,6 +449,8 @@ impl Relay {
         options: RoomOptions,
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
+        // The partner waiting in the queue passed this check when it asked.
+        self.ensure_room_left(conn)?;
         let Some((first, options)) = self.quick.pair(conn, options) else {
             self.set_place(conn, Place::Queued);
             self.outbox.send(conn, &ServerMsg::Queued);
@@ -466,6 +464,8 @@ impl Relay {
         let code = self.open_room(now, options, red);
         self.seat_player(code, Seat::First, first);
         self.seat_player(code, Seat::Second, conn);
+        self.count_room(code, Seat::First, first);
+        self.count_room(code, Seat::Second, conn);
         self.begin(now, code, &SEATS);
         Ok(())
     }
@@ -599,11 +599,10 @@ impl Relay {
         for seat in SEATS {
             self.tokens.remove(&room.tokens[seat]);
         }
-        if let Some(state) = room
-            .creator
-            .and_then(|creator| self.conns.get_mut(&creator))
-        {
-            state.rooms_open = state.rooms_open.saturating_sub(1);
+        for seat in SEATS {
+            if let Some(state) = room.counted[seat].and_then(|conn| self.conns.get_mut(&conn)) {
+                state.rooms_open = state.rooms_open.saturating_sub(1);
+            }
         }
         self.outbox.persist(Persist::RoomClosed { code });
         tracing::info!(room = %code, "room closed");
@@ -676,6 +675,24 @@ impl Relay {
     fn set_place(&mut self, conn: ConnId, place: Place) {
         if let Some(state) = self.conns.get_mut(&conn) {
             state.place = place;
+        }
+    }
+
+    /// Whether `conn` may make another room open, under
+    /// [`Config::max_rooms_per_connection`].
+    fn ensure_room_left(&self, conn: ConnId) -> Result<(), ErrorCode> {
+        let state = self.conns.get(&conn).ok_or(ErrorCode::NotInRoom)?;
+        if state.rooms_open >= self.config.max_rooms_per_connection {
+            return Err(ErrorCode::TooManyRooms);
+        }
+        Ok(())
+    }
+
+    /// Counts room `code` against `conn`, which made it open and sits at `seat`.
+    fn count_room(&mut self, code: RoomCode, seat: Seat, conn: ConnId) {
+        if let (Some(room), Some(state)) = (self.rooms.get_mut(&code), self.conns.get_mut(&conn)) {
+            room.counted[seat] = Some(conn);
+            state.rooms_open += 1;
         }
     }
 

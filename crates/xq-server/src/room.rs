@@ -42,9 +42,10 @@ pub(crate) struct Room {
     pub(crate) armed: Option<Timestamp>,
     /// When it opened (or was restored), for [`Config::waiting_room`].
     opened: Timestamp,
-    /// The connection that created it, whose [`Config::max_rooms_per_connection`] it counts
-    /// against while both are open (`None` for quick-match and restored rooms).
-    pub(crate) creator: Option<ConnId>,
+    /// The connections whose [`Config::max_rooms_per_connection`] it counts against while
+    /// they and the room are open: whoever made it open, by creating it (the first seat) or
+    /// by asking for a quick match (both seats). `None` for a joiner and in restored rooms.
+    pub(crate) counted: Seats<Option<ConnId>>,
 }
 
 impl Room {
@@ -69,7 +70,7 @@ impl Room {
             rematch: None,
             armed: None,
             opened: now,
-            creator: None,
+            counted: Seats::default(),
         }
     }
 
@@ -395,6 +396,6 @@ mod tests {
     /// part of the few kilobytes an idle match may cost.
     #[test]
     fn a_room_stays_small() {
-        assert!(size_of::<Room>() <= 504, "{} bytes", size_of::<Room>());
+        assert!(size_of::<Room>() <= 520, "{} bytes", size_of::<Room>());
     }
 }

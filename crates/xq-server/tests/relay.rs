@@ -1082,6 +1082,37 @@ fn a_connection_may_not_open_rooms_without_end() {
     assert!(matches!(h.take(hoarder)[..], [ServerMsg::Joined { .. }, _]));
 }
 
+/// Quick matching and leaving in a loop opens rooms as surely as creating them does, so each
+/// such room counts against both its players.
+#[test]
+fn quick_matching_and_leaving_in_a_loop_is_capped_too() {
+    let mut h = Harness::with_config(Config {
+        grace: GRACE,
+        max_rooms_per_connection: 2,
+        ..Config::default()
+    });
+    let (a, b) = (h.client(), h.client());
+    for _ in 0..2 {
+        h.send(a, ClientMsg::QuickMatch(RoomOptions::default()));
+        h.send(b, ClientMsg::QuickMatch(RoomOptions::default()));
+        for conn in [a, b] {
+            h.send(conn, ClientMsg::Leave);
+            h.take(conn);
+        }
+    }
+    assert_eq!(h.relay.room_count(), 2);
+    h.send(a, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.error(a), ErrorCode::TooManyRooms);
+    // Its partner, counted as much, is turned away too, before it waits in the queue.
+    h.send(b, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.error(b), ErrorCode::TooManyRooms);
+    assert_eq!(h.relay.room_count(), 2);
+    // Once the rooms are gone, both may play again.
+    h.advance(GRACE.as_millis() as u64);
+    h.send(a, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(a), [ServerMsg::Queued]);
+}
+
 #[test]
 fn an_oversized_frame_disconnects_its_sender_before_decoding() {
     let mut h = Harness::new();
