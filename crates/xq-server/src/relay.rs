@@ -101,8 +101,9 @@ impl Relay {
 
     /// Seeds the relay with a room its storage kept ([`xq_store::Storage::open_rooms`]), after
     /// a restart and before it serves anyone. The room's match is rebuilt from its journal and
-    /// both seats' resume tokens are valid again. Nobody is connected yet, so both seats wait
-    /// for a resume for the grace period from `now`.
+    /// the resume tokens of the seats not lost before are valid again. Nobody is connected
+    /// yet, so those seats wait for a resume for the grace period from `now`; a room whose
+    /// seats were both lost closes.
     ///
     /// A match with clocks is sent [`Command::ResumeClocks`] at `now`, so the time the relay
     /// was down is charged to nobody: after a graceful shutdown the clocks were paused then
@@ -128,11 +129,18 @@ impl Relay {
         }
         room.flush(&mut self.outbox);
         for seat in SEATS {
-            self.tokens.insert(room.tokens[seat], (code, seat));
+            if room.seats[seat].is_held() {
+                self.tokens.insert(room.tokens[seat], (code, seat));
+            }
         }
+        let deserted = room.is_deserted();
         self.rooms.insert(code, Box::new(room));
-        self.rearm(code);
         tracing::info!(room = %code, "room restored");
+        if deserted {
+            self.close_room(now, code);
+        } else {
+            self.rearm(code);
+        }
         Ok(())
     }
 

@@ -75,8 +75,8 @@ impl Room {
     }
 
     /// The room `stored` describes, its match rebuilt from its journal and both seats away
-    /// since `now` (nobody is connected after a restart). Its events are numbered from 0
-    /// again: a resuming player's snapshot says so.
+    /// since `now` (nobody is connected after a restart), but for seats lost before it. Its
+    /// events are numbered from 0 again: a resuming player's snapshot says so.
     ///
     /// # Errors
     ///
@@ -98,10 +98,13 @@ impl Room {
         // A finished match was archived in the commit that finished it.
         room.archived = !game.status().is_ongoing();
         room.game = Some(game);
-        room.seats = Seats {
-            first: SeatState::Away(now),
-            second: SeatState::Away(now),
-        };
+        for seat in SEATS {
+            room.seats[seat] = if stored.lost.contains(&seat) {
+                SeatState::Gone
+            } else {
+                SeatState::Away(now)
+            };
+        }
         Ok(room)
     }
 
@@ -241,6 +244,10 @@ impl Room {
                 continue;
             }
             self.seats[seat] = SeatState::Gone;
+            outbox.persist(Persist::SeatLost {
+                code: self.code,
+                seat,
+            });
             if self.rematch == Some(seat) {
                 self.rematch = None;
             }

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use xq_protocol::{
-    ClientMsg, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice, ServerMsg,
-    Snapshot, codec,
+    ClientMsg, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
+    ServerMsg, Snapshot, codec,
 };
 use xq_rules::{Color, Move, Square};
 use xq_server::{Config, ConnId, Output, Relay};
-use xq_session::{Command, Event, TimeControl, Timestamp};
-use xq_store::{SqliteStore, Storage};
+use xq_session::{Command, Event, Seat, TimeControl, Timestamp};
+use xq_store::{Persist, SqliteStore, Storage};
 
 /// Shorter than the clocks, so a seat nobody resumes is lost before its flag falls.
 const GRACE: Duration = Duration::from_secs(5);
@@ -233,7 +233,7 @@ fn after_a_graceful_shutdown_the_paused_clocks_resume() {
 #[test]
 fn a_seat_nobody_resumes_is_lost_and_the_game_archived() {
     let mut store = SqliteStore::open(":memory:").expect("opens");
-    let (mut life, code, red_token, _) = opening(&mut store);
+    let (mut life, code, red_token, black_token) = opening(&mut store);
     life.at(4_000);
     drop(life);
 
@@ -268,4 +268,30 @@ fn a_seat_nobody_resumes_is_lost_and_the_game_archived() {
             ServerMsg::Snapshot(_)
         ]
     ));
+    // Black's seat stays lost: its token is refused after the restart as before it.
+    life.hello(&mut store, BLACK, Some(black_token));
+    assert!(matches!(
+        life.take(BLACK)[..],
+        [
+            ServerMsg::Welcome { .. },
+            ServerMsg::Error {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        ]
+    ));
+}
+
+/// A room whose seats were both lost is deserted: should a store hold one, it closes when
+/// restored instead of lingering with nobody able to come back.
+#[test]
+fn a_room_restored_with_both_seats_lost_closes() {
+    let mut store = SqliteStore::open(":memory:").expect("opens");
+    let (life, code, _, _) = opening(&mut store);
+    drop(life);
+    let lost = [Seat::First, Seat::Second].map(|seat| Persist::SeatLost { code, seat });
+    store.commit(&lost).expect("commits");
+    let life = Life::start(&mut store, 2);
+    assert_eq!(life.relay.room_count(), 0);
+    assert!(store.open_rooms().expect("reads").is_empty());
 }

@@ -43,6 +43,15 @@ pub enum Persist {
         /// The finished game, as the match wrote it.
         record: Box<Record>,
     },
+    /// A seat's player stayed away past the grace period: the seat is lost and its token
+    /// void, after a restart too. (A match still on was lost by abandonment, an entry of its
+    /// own.)
+    SeatLost {
+        /// The room.
+        code: RoomCode,
+        /// The seat.
+        seat: Seat,
+    },
     /// The room is gone (nobody holds a seat any more): its journal is dropped.
     RoomClosed {
         /// The room.
@@ -66,6 +75,8 @@ pub struct OpenRoom {
     pub first_token: ResumeToken,
     /// The token of [`Seat::Second`].
     pub second_token: ResumeToken,
+    /// The seats lost to the grace period ([`Persist::SeatLost`]), whose tokens are void.
+    pub lost: Vec<Seat>,
     /// The current match's journal entries, oldest first.
     pub entries: Vec<Entry>,
 }

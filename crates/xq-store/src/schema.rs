@@ -1,8 +1,9 @@
 //! The SQLite schema and its version.
 //!
 //! The version lives in SQLite's `user_version` header field. A new file gets the current
-//! schema; a file of the current version is used as it is; anything else is refused, so an
-//! older relay never writes into a newer relay's database. A change to the tables, or to the
+//! schema; a file of the current version is used as it is; one of an older version is
+//! migrated; anything else is refused, so an older relay never writes into a newer relay's
+//! database. A change to the tables, or to the
 //! encoding of a stored value (the bincode of [`xq_protocol::RoomOptions`] and
 //! [`xq_session::Input`]), needs a new version and a migration here.
 
@@ -11,13 +12,14 @@ use rusqlite::{Connection, Transaction};
 use crate::StoreError;
 
 /// The schema version this crate reads and writes.
-pub(crate) const VERSION: i64 = 1;
+pub(crate) const VERSION: i64 = 2;
 
-/// Version 1.
+/// Version 2.
 ///
 /// - `rooms`: one row per room with a match, with its options, both seats' resume tokens and
 ///   its start (on the relay's clock, and `opened_at` on the wall clock). A rematch replaces
-///   the row, so `id` names one match and is never reused.
+///   the row, so `id` names one match and is never reused. `first_lost` and `second_lost`
+///   are 1 once that seat's player stayed away past the grace period: its token is void.
 /// - `entries`: every accepted input, one row each, in one append-only table: a commit writes
 ///   the table's last page or two however many rooms it touches, and nothing is rewritten per
 ///   move. `match_id` is the `rooms.id` of its match; once that row is gone the entries are
@@ -33,7 +35,9 @@ CREATE TABLE rooms (
     started      INTEGER NOT NULL,
     first_token  BLOB NOT NULL,
     second_token BLOB NOT NULL,
-    opened_at    INTEGER NOT NULL
+    opened_at    INTEGER NOT NULL,
+    first_lost   INTEGER NOT NULL DEFAULT 0,
+    second_lost  INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE entries (
@@ -58,11 +62,22 @@ CREATE TABLE games (
 );
 ";
 
-/// Creates the schema in a new database, or checks the version of an existing one.
+/// From version 1, which did not record lost seats: none was lost then.
+const FROM_1: &str = "
+ALTER TABLE rooms ADD COLUMN first_lost INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rooms ADD COLUMN second_lost INTEGER NOT NULL DEFAULT 0;
+";
+
+/// Creates the schema in a new database, migrates an older one, or checks the version of an
+/// existing one.
 pub(crate) fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     match version(&tx)? {
         VERSION => {}
+        1 => {
+            tx.execute_batch(FROM_1)?;
+            tx.pragma_update(None, "user_version", VERSION)?;
+        }
         0 if is_empty(&tx)? => {
             tx.execute_batch(SCHEMA)?;
             tx.pragma_update(None, "user_version", VERSION)?;

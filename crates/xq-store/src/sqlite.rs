@@ -134,8 +134,8 @@ impl Storage for SqliteStore {
         let mut by_match = HashMap::new();
         {
             let mut select = tx.prepare(
-                "SELECT id, code, options, red, started, first_token, second_token FROM rooms \
-                 ORDER BY code",
+                "SELECT id, code, options, red, started, first_token, second_token, first_lost, \
+                 second_lost FROM rooms ORDER BY code",
             )?;
             let mut rows = select.query([])?;
             while let Some(row) = rows.next()? {
@@ -153,6 +153,12 @@ impl Storage for SqliteStore {
                     let token = bytes.try_into().map_err(|_| corrupt("resume token"))?;
                     Ok(ResumeToken(token))
                 };
+                let mut lost = Vec::new();
+                for (index, seat) in [(7, Seat::First), (8, Seat::Second)] {
+                    if row.get::<_, bool>(index)? {
+                        lost.push(seat);
+                    }
+                }
                 by_match.insert(row.get::<_, i64>(0)?, rooms.len());
                 rooms.push(OpenRoom {
                     code,
@@ -161,6 +167,7 @@ impl Storage for SqliteStore {
                     started: Timestamp::from_millis(row.get(4)?),
                     first_token: token(5)?,
                     second_token: token(6)?,
+                    lost,
                     entries: Vec::new(),
                 });
             }
@@ -304,6 +311,15 @@ fn apply(
                 now.0,
                 game.pgn,
             ])?;
+            Ok(false)
+        }
+        Persist::SeatLost { code, seat } => {
+            let update = match seat {
+                Seat::First => "UPDATE rooms SET first_lost = 1 WHERE code = ?1",
+                Seat::Second => "UPDATE rooms SET second_lost = 1 WHERE code = ?1",
+            };
+            // A room waiting for its second player was never stored: nothing to mark then.
+            tx.prepare_cached(update)?.execute([code.as_str()])?;
             Ok(false)
         }
         Persist::RoomClosed { code } => {

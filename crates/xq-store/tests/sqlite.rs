@@ -102,6 +102,7 @@ fn journals_survive_a_reopen_and_rebuild_the_match() {
             started: Timestamp::from_millis(0),
             first_token: ResumeToken([1; 16]),
             second_token: ResumeToken([2; 16]),
+            lost: Vec::new(),
             entries: played.journal().entries.clone(),
         }
     );
@@ -330,6 +331,71 @@ fn a_failed_commit_changes_nothing() {
 }
 
 #[test]
+fn a_lost_seat_stays_lost_after_a_reopen() {
+    let db = temp_db();
+    let code = RoomCode::from_u64(3);
+    {
+        let mut store = SqliteStore::open(&db.path).expect("opens");
+        let lost = Persist::SeatLost {
+            code,
+            seat: Seat::Second,
+        };
+        store
+            .commit(&[started(code, Seat::First, 0), lost])
+            .expect("commit");
+        // A room never stored (still waiting for its second player) has no seat to mark.
+        let stray = Persist::SeatLost {
+            code: RoomCode::from_u64(4),
+            seat: Seat::First,
+        };
+        store.commit(&[stray]).expect("commit");
+    }
+    let mut store = SqliteStore::open(&db.path).expect("reopens");
+    let rooms = store.open_rooms().expect("reads");
+    assert_eq!(rooms.len(), 1);
+    assert_eq!(rooms[0].lost, [Seat::Second]);
+}
+
+/// A file of the first version, which did not record lost seats, is migrated in place and
+/// keeps its rooms, none of whose seats is lost.
+#[test]
+fn a_version_1_file_is_migrated() {
+    let db = temp_db();
+    let code = RoomCode::from_u64(5);
+    {
+        let mut store = SqliteStore::open(&db.path).expect("opens");
+        store
+            .commit(&[started(code, Seat::First, 0)])
+            .expect("commit");
+    }
+    {
+        // Version 1 was version 2 without the lost seats.
+        let conn = rusqlite::Connection::open(&db.path).expect("opens");
+        conn.execute_batch(
+            "ALTER TABLE rooms DROP COLUMN first_lost;
+             ALTER TABLE rooms DROP COLUMN second_lost;
+             PRAGMA user_version = 1;",
+        )
+        .expect("makes a version 1 file");
+    }
+    let mut store = SqliteStore::open(&db.path).expect("migrates");
+    let rooms = store.open_rooms().expect("reads");
+    assert_eq!(rooms.len(), 1);
+    assert!(rooms[0].lost.is_empty());
+    let lost = Persist::SeatLost {
+        code,
+        seat: Seat::First,
+    };
+    store.commit(&[lost]).expect("commit");
+    assert_eq!(store.open_rooms().expect("reads")[0].lost, [Seat::First]);
+    let conn = rusqlite::Connection::open(&db.path).expect("opens");
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .expect("reads");
+    assert_eq!(version, 2);
+}
+
+#[test]
 fn unknown_versions_and_foreign_files_are_refused_untouched() {
     let newer = temp_db();
     {
@@ -340,7 +406,7 @@ fn unknown_versions_and_foreign_files_are_refused_untouched() {
         SqliteStore::open(&newer.path),
         Err(StoreError::UnknownVersion {
             found: 7,
-            supported: 1
+            supported: 2
         })
     );
     let conn = rusqlite::Connection::open(&newer.path).expect("opens");
