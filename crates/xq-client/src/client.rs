@@ -30,6 +30,8 @@ use crate::{ClientError, ClientEvent, ClientOptions, Mirror, Room, link};
 /// tells the relay that it leaves.
 pub struct Client {
     shared: Arc<Shared>,
+    /// Held while sending, so that nothing comes between a room request and its fence.
+    sending: tokio::sync::Mutex<()>,
     events: mpsc::UnboundedReceiver<ClientEvent>,
     /// Stops the driver when set or dropped.
     shutdown: watch::Sender<bool>,
@@ -55,6 +57,7 @@ impl Client {
         tokio::spawn(driver.run(stopped));
         Ok(Self {
             shared,
+            sending: tokio::sync::Mutex::new(()),
             events,
             shutdown,
         })
@@ -233,22 +236,33 @@ impl Client {
         self.command(command(seat)).await
     }
 
-    /// Sends a request to enter a room and waits for `Joined` and the snapshot.
+    /// Sends a request to enter a room, behind a fence ([`Entry::fence`]), and waits for
+    /// `Joined` and the snapshot.
     async fn enter(&self, msg: ClientMsg) -> Result<Room, ClientError> {
         let (reply, answer) = oneshot::channel();
-        let conn = {
+        let turn = self.sending.lock().await;
+        let (conn, nonce) = {
             let mut state = self.shared.lock();
             let conn = state.connection()?;
             if state.entry.is_some() {
                 return Err(ClientError::RequestPending);
             }
+            state.fences += 1;
+            let nonce = state.fences;
             state.entry = Some(Entry {
                 kind: EntryKind::Request(reply),
+                fence: Some(nonce),
                 joined: false,
             });
-            conn
+            (conn, nonce)
         };
-        if let Err(error) = link::send(&*conn, &msg).await {
+        let sent = async {
+            link::send(&*conn, &ClientMsg::Ping { nonce }).await?;
+            link::send(&*conn, &msg).await
+        }
+        .await;
+        drop(turn);
+        if let Err(error) = sent {
             drop(answer);
             let mut state = self.shared.lock();
             // Only withdraw our own entry: its reply channel closed with `answer`.
@@ -266,6 +280,7 @@ impl Client {
     }
 
     async fn send(&self, msg: &ClientMsg) -> Result<(), ClientError> {
+        let _turn = self.sending.lock().await;
         let conn = self.shared.lock().connection()?;
         link::send(&*conn, msg).await
     }

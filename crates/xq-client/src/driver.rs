@@ -99,8 +99,14 @@ impl Driver {
                     room: Room { code, seat },
                     token: resume,
                 });
-                if let Some(entry) = &mut state.entry {
+                // Before the fence, it is a rematch of the room the client is in.
+                if let Some(entry) = state.entry.as_mut().filter(|e| e.is_answered_next()) {
                     entry.joined = true;
+                }
+            }
+            ServerMsg::Pong { nonce } => {
+                if let Some(entry) = state.entry.as_mut().filter(|e| e.fence == Some(nonce)) {
+                    entry.fence = None;
                 }
             }
             ServerMsg::Queued => self.emit(ClientEvent::Queued),
@@ -149,24 +155,26 @@ impl Driver {
                 }
                 self.emit(ClientEvent::RematchRequested { by });
             }
-            ServerMsg::Error { code, message } => match state.entry.take() {
-                Some(Entry {
-                    kind: EntryKind::Request(reply),
-                    ..
-                }) => {
-                    let _ = reply.send(Err(ClientError::Refused { code, message }));
+            ServerMsg::Error { code, message } => {
+                match state.entry.take_if(|e| e.is_answered_next()) {
+                    Some(Entry {
+                        kind: EntryKind::Request(reply),
+                        ..
+                    }) => {
+                        let _ = reply.send(Err(ClientError::Refused { code, message }));
+                    }
+                    // The room cannot be resumed (the seat was given up, the room is gone).
+                    Some(Entry {
+                        kind: EntryKind::Resume,
+                        ..
+                    }) => return Err(ClientError::Refused { code, message }),
+                    None => self.emit(ClientEvent::Rejected { code, message }),
                 }
-                // The room cannot be resumed (the seat was given up, the room is gone).
-                Some(Entry {
-                    kind: EntryKind::Resume,
-                    ..
-                }) => return Err(ClientError::Refused { code, message }),
-                None => self.emit(ClientEvent::Rejected { code, message }),
-            },
+            }
             ServerMsg::Disconnect { reason, message } => {
                 return Err(ClientError::ClosedByRelay { reason, message });
             }
-            // Nothing to do: the client sends no pings, and a welcome only answers a hello.
+            // Nothing to do: a welcome only answers a hello.
             other => tracing::debug!(?other, "ignored message"),
         }
         Ok(())
@@ -206,8 +214,10 @@ impl Driver {
             self.outage = None;
             self.emit(ClientEvent::Reconnected);
         } else {
+            // A new connection carries no earlier request: nothing to fence off.
             state.entry = Some(Entry {
                 kind: EntryKind::Resume,
+                fence: None,
                 joined: false,
             });
         }

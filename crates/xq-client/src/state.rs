@@ -21,6 +21,8 @@ pub(crate) struct State {
     pub(crate) mirror: Option<Mirror>,
     /// The entry into a room that waits for `Joined` and a snapshot.
     pub(crate) entry: Option<Entry>,
+    /// The nonce of the last fence sent ([`Entry::fence`]).
+    pub(crate) fences: u64,
 }
 
 /// Whether commands can be sent.
@@ -44,8 +46,19 @@ pub(crate) struct Seating {
 /// An entry into a room in progress: complete once `Joined` and then a snapshot arrive.
 pub(crate) struct Entry {
     pub(crate) kind: EntryKind,
+    /// The nonce of the ping sent just before the request, until its pong arrives. The relay
+    /// answers in order and refusals carry no request id, so an error before the pong
+    /// answers an earlier request (a command), and the first answer after it is the entry's.
+    pub(crate) fence: Option<u64>,
     /// Whether `Joined` has arrived.
     pub(crate) joined: bool,
+}
+
+impl Entry {
+    /// Whether a `Joined` or an error now answers this entry.
+    pub(crate) fn is_answered_next(&self) -> bool {
+        self.fence.is_none()
+    }
 }
 
 /// Who waits for an entry.
@@ -64,6 +77,7 @@ impl Shared {
             room: None,
             mirror: None,
             entry: None,
+            fences: 0,
         };
         Arc::new(Self {
             state: Mutex::new(state),

@@ -167,6 +167,43 @@ async fn joining_an_unknown_room_is_refused() {
     assert_eq!(client.room(), None);
 }
 
+/// Refusals carry no request id: the refusal of a command sent before a room request must not
+/// be taken for the room request's answer.
+#[tokio::test]
+async fn a_refusal_of_an_earlier_command_is_not_the_answer_to_a_room_request() {
+    let relay = Relay::listen("client-stray-refusal").await;
+    let (mut client, peer) = connect(&relay).await;
+    client.rematch().await.unwrap_or_else(|e| panic!("{e}"));
+    let referee = Referee::new(MatchConfig::default());
+    let (created, ()) = tokio::join!(client.create(RoomOptions::default()), async {
+        assert_eq!(peer.recv().await, ClientMsg::Rematch);
+        peer.send(ServerMsg::Error {
+            code: ErrorCode::NotInRoom,
+            message: "you are in no room".into(),
+        })
+        .await;
+        assert_eq!(
+            peer.recv().await,
+            ClientMsg::CreateRoom(RoomOptions::default())
+        );
+        peer.seat(Some(Color::Red), referee.snapshot(ms(0))).await;
+    });
+    assert_eq!(
+        created.unwrap_or_else(|e| panic!("{e}")),
+        Room {
+            code: code(),
+            seat: Some(Color::Red)
+        }
+    );
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Rejected {
+            code: ErrorCode::NotInRoom,
+            ..
+        }
+    ));
+}
+
 #[tokio::test]
 async fn quick_match_reports_the_queue_then_seats() {
     let relay = Relay::listen("client-quick").await;

@@ -165,11 +165,17 @@ impl Peer {
             .unwrap_or_else(|e| panic!("{e}"));
     }
 
+    /// The next message, answering pings on the way as a relay does.
     pub(crate) async fn recv(&self) -> ClientMsg {
-        let frame = within(self.conn.recv())
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        codec::decode(&frame).unwrap_or_else(|e| panic!("{e}"))
+        loop {
+            let frame = within(self.conn.recv())
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            match codec::decode(&frame).unwrap_or_else(|e| panic!("{e}")) {
+                ClientMsg::Ping { nonce } => self.send(ServerMsg::Pong { nonce }).await,
+                msg => return msg,
+            }
+        }
     }
 
     /// Answers a room request: `Joined` for `seat`, then the snapshot.
