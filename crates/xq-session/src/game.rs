@@ -76,15 +76,20 @@ pub enum RematchError {
 
 impl Match {
     /// A new match with [`Seat::First`] playing Red. The side to move's clock starts at `now`.
+    ///
+    /// A set-up start position that is already decided (the side to move is mated or
+    /// stalemated, or the move limit is reached) finishes the match at once, as that position
+    /// would after a move: [`Event::GameOver`] is queued and no clock runs.
     #[must_use]
     pub fn new(config: MatchConfig, now: Timestamp) -> Self {
         Self::with_seats(config, Seat::First, now)
     }
 
-    /// A new match with `red` playing Red (the relay may draw lots for it).
+    /// A new match with `red` playing Red (the relay may draw lots for it). A decided start
+    /// position finishes it at once, as in [`Match::new`].
     #[must_use]
     pub fn with_seats(config: MatchConfig, red: Seat, now: Timestamp) -> Self {
-        Self {
+        let mut game = Self {
             history: History::new(Position::clone(&config.start)),
             clock: Clock::new(config.time_control, now),
             journal: Journal {
@@ -98,7 +103,12 @@ impl Match {
             pending_undo: None,
             pending_draw: None,
             events: VecDeque::new(),
+        };
+        // No move can be played from a decided position, so the verdict cannot wait for one.
+        if let Some(result) = game.adjudicate() {
+            game.finish(now, result);
         }
+        game
     }
 
     /// Rebuilds a match by replaying its journal. The result equals the match that wrote the
@@ -367,8 +377,8 @@ impl Match {
         Ok(())
     }
 
-    /// The result the position forces after a move, if any: mate or stalemate first, then
-    /// repetition, then the move limit.
+    /// The result the current position forces, if any: mate or stalemate first, then
+    /// repetition, then the move limit. Judged after every move and on the start position.
     fn adjudicate(&self) -> Option<GameResult> {
         let pos = self.position();
         if !pos.has_legal_move() {

@@ -527,6 +527,58 @@ fn the_move_limit_counts_plies_since_the_last_capture() {
 }
 
 #[test]
+fn a_decided_start_position_finishes_the_match_at_once() {
+    let cases = [
+        // Black is mated.
+        (
+            "R2k5/1R7/9/9/9/9/9/9/9/4K4 b - - 0 1",
+            GameResult::Win {
+                winner: RED,
+                reason: WinReason::Checkmate,
+            },
+        ),
+        // Black is stalemated, and a stalemated side loses.
+        (
+            "3k5/4P4/9/9/9/9/9/9/9/4K4 b - - 0 1",
+            GameResult::Win {
+                winner: RED,
+                reason: WinReason::Stalemate,
+            },
+        ),
+        // The move limit is already reached.
+        (
+            "4k4/9/9/9/9/9/9/9/9/3K5 w - - 120 61",
+            GameResult::Draw {
+                reason: DrawReason::MoveLimit,
+            },
+        ),
+    ];
+    for (text, result) in cases {
+        let mut h = Harness::new(MatchConfig {
+            start: fen(text),
+            ..timed(10, 0)
+        });
+        assert_eq!(h.result(), Some(result), "{text}");
+        assert_eq!(h.events(), [Event::GameOver(result)], "{text}");
+        assert_eq!(h.game.poll_timeout(), None, "{text}");
+        assert!(!h.game.clocks_running(), "{text}");
+        assert_eq!(h.game.clocks(Timestamp::from_millis(60_000)), secs(10, 10));
+        let by = h.game.turn();
+        let mv = mv("e0e1");
+        assert_eq!(
+            h.try_cmd(Command::Play { by, mv }),
+            Err(CommandError::GameFinished)
+        );
+        assert_eq!(Match::from_journal(h.game.journal()), Ok(h.game.clone()));
+        let rematch = h
+            .game
+            .rematch(Timestamp::from_millis(1_000))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rematch.status(), Status::Finished(result), "{text}");
+    }
+}
+
+#[test]
 fn time_used_is_charged_to_the_side_on_move_with_increment() {
     let mut h = Harness::new(timed(10, 2));
     assert_eq!(h.game.poll_timeout(), Some(Timestamp::from_millis(10_000)));
