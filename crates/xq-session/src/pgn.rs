@@ -176,6 +176,12 @@ pub enum PgnError {
 
 /// Writes `record` as PGN, moves spelled in `format`.
 ///
+/// [`parse`] reads back whatever this writes. A tag pair is one line, so control characters
+/// in tag values (line breaks, tabs) are written as spaces. From [`Tags::other`] it leaves
+/// out names that are not letters, digits and `_`, the tags it writes from the record itself
+/// (`Game`, `Event`, `Site`, `Date`, `Red`, `Black`, `Result`, `FEN`), and a `Termination`
+/// when the record has its own reason or the tag contradicts the result.
+///
 /// # Examples
 ///
 /// ```
@@ -218,11 +224,16 @@ pub fn write(record: &Record, format: MoveFormat) -> String {
     if let Some(result) = record.result() {
         pairs.push(("Termination".to_owned(), result.to_string()));
     }
-    pairs.extend(tags.other.iter().cloned());
+    pairs.extend(
+        tags.other
+            .iter()
+            .filter(|(name, value)| writes_other(record, name, value))
+            .cloned(),
+    );
 
     let mut out = String::new();
     for (name, value) in pairs {
-        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
+        let value = one_line(&value).replace('\\', "\\\\").replace('"', "\\\"");
         out.push_str(&format!("[{name} \"{value}\"]\n"));
     }
     out.push('\n');
@@ -351,6 +362,58 @@ pub const fn result_token(outcome: Option<Outcome>) -> &'static str {
             winner: Color::Black,
         }) => "0-1",
         Some(Outcome::Draw) => "1/2-1/2",
+    }
+}
+
+/// The tags [`write()`] makes from a record's own fields rather than from [`Tags::other`].
+const OWN_TAGS: [&str; 8] = [
+    "Game", "Event", "Site", "Date", "Red", "Black", "Result", "FEN",
+];
+
+/// Whether [`write()`] keeps the tag `name` from [`Tags::other`].
+///
+/// Whatever the writer writes, the reader must read back. So it leaves out names the reader
+/// refuses, the tags it makes from the record's own fields (a second copy would override or
+/// contradict them), and a `Termination` that the record's result already gives or that
+/// contradicts its outcome.
+fn writes_other(record: &Record, name: &str, value: &str) -> bool {
+    if !is_tag_name(name) || OWN_TAGS.contains(&name) {
+        return false;
+    }
+    if name != "Termination" {
+        return true;
+    }
+    let value = one_line(value);
+    record.result().is_none()
+        && !record
+            .outcome()
+            .is_some_and(|outcome| contradicts(&value, outcome))
+}
+
+/// `value` on one line: PGN tag pairs cannot span lines, so line breaks and other control
+/// characters become spaces.
+fn one_line(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Whether `name` is a tag name the reader accepts: letters, digits and `_`.
+fn is_tag_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(is_tag_name_char)
+}
+
+fn is_tag_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether the `Termination` reason `text` names a reason of the other kind than `outcome`
+/// (a drawn checkmate), which the reader refuses.
+fn contradicts(text: &str, outcome: Outcome) -> bool {
+    match outcome {
+        Outcome::Decisive { .. } => DrawReason::ALL.iter().any(|r| is(r, text)),
+        Outcome::Draw => WinReason::ALL.iter().any(|r| is(r, text)),
     }
 }
 
@@ -490,11 +553,7 @@ impl Header {
         if let Some(result) = result {
             return Ok(Ending::Result(result));
         }
-        let other_kind = match outcome {
-            Outcome::Decisive { .. } => DrawReason::ALL.iter().any(|r| is(r, &termination)),
-            Outcome::Draw => WinReason::ALL.iter().any(|r| is(r, &termination)),
-        };
-        if other_kind {
+        if contradicts(&termination, outcome) {
             return Err(PgnError::TerminationMismatch {
                 line,
                 termination,
@@ -641,7 +700,7 @@ impl<'a> Lexer<'a> {
         self.bump();
         self.skip_blanks();
         let start = self.pos;
-        while self.peek().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        while self.peek().is_some_and(is_tag_name_char) {
             self.bump();
         }
         let name = &self.text[start..self.pos];

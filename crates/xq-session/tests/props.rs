@@ -5,7 +5,9 @@ use std::time::Duration;
 use proptest::prelude::*;
 use xq_rules::{Color, Move, Position, Square};
 use xq_session::pgn::{self, MoveFormat};
-use xq_session::{Command, Event, Match, MatchConfig, Replay, TimeControl, Timestamp, UndoPolicy};
+use xq_session::{
+    Command, Event, Match, MatchConfig, Replay, Tags, TimeControl, Timestamp, UndoPolicy,
+};
 
 /// One step of a random session. Seats are chosen relative to the side to move so that both
 /// valid and invalid commands come up often.
@@ -111,6 +113,56 @@ fn command(game: &Match, action: &Action) -> Option<Command> {
     })
 }
 
+/// A tag name: any text, a well-formed name, or one the writer or reader treats specially.
+fn tag_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[A-Za-z_][A-Za-z0-9_]{0,8}",
+        prop::sample::select(vec![
+            "Event",
+            "Result",
+            "FEN",
+            "Termination",
+            "Game",
+            "Variant"
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
+/// A tag value: any text, or one that means something to the reader.
+fn tag_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        prop::sample::select(vec![
+            "?",
+            "",
+            "????.??.??",
+            "1-0",
+            "checkmate",
+            "agreement",
+            "move\nlimit",
+            "normal",
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
+fn tags() -> impl Strategy<Value = Tags> {
+    let field = || prop::option::of(tag_value());
+    let other = prop::collection::vec((tag_name(), tag_value()), 0..6);
+    (field(), field(), field(), field(), field(), other).prop_map(
+        |(event, site, date, red, black, other)| Tags {
+            event,
+            site,
+            date,
+            red,
+            black,
+            other,
+        },
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -178,5 +230,28 @@ proptest! {
         let rebuilt = Match::from_journal(game.journal())
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(rebuilt, game);
+    }
+
+    #[test]
+    fn written_tags_always_read_back(
+        // Unfinished, an outcome without its reason, and a result with one.
+        game in prop::sample::select(vec![
+            "1. h2e2 *",
+            "1. h2e2 1-0",
+            "1. h2e2 1/2-1/2",
+            "[Termination \"resignation\"]\n1. h2e2 0-1",
+        ]),
+        tags in tags(),
+    ) {
+        let mut record = pgn::parse(game).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        record.tags = tags;
+        let text = pgn::write(&record, MoveFormat::Iccs);
+        let read = pgn::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(read.moves(), record.moves());
+        prop_assert_eq!(read.outcome(), record.outcome());
+        // Once normalised, a record stays as it is.
+        let again = pgn::write(&read, MoveFormat::Iccs);
+        let reread = pgn::parse(&again).map_err(|e| TestCaseError::fail(format!("{e}\n{again}")))?;
+        prop_assert_eq!(reread, read);
     }
 }

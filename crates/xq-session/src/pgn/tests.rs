@@ -64,6 +64,38 @@ fn reads_back_what_it_writes() {
 }
 
 #[test]
+fn whatever_is_written_reads_back() {
+    let mut record = short_game();
+    record.tags.event = Some("Club night\nround 2".into());
+    record.tags.red = Some("Tab\there\r".into());
+    record.tags.other = [
+        ("Round", "2\n3"),
+        ("Bad name", "left out"),
+        ("", "left out"),
+        ("Result", "0-1"),
+        ("FEN", "not a fen"),
+        ("Termination", "agreement"),
+    ]
+    .map(|(name, value)| (name.to_owned(), value.to_owned()))
+    .into();
+    let read = parsed(&write(&record, MoveFormat::Iccs));
+    assert_eq!(read.tags.event.as_deref(), Some("Club night round 2"));
+    assert_eq!(read.tags.red.as_deref(), Some("Tab here "));
+    assert_eq!(read.tags.other, [("Round".to_owned(), "2 3".to_owned())]);
+    assert_eq!(read.result(), record.result());
+
+    // Without a reason in the record, a Termination in `other` is written unless the reader
+    // would refuse it.
+    let mut decisive = parsed("1. h2e2 1-0");
+    for (termination, kept) in [("normal", true), ("move\nlimit", false)] {
+        decisive.tags.other = vec![("Termination".to_owned(), termination.to_owned())];
+        let text = write(&decisive, MoveFormat::Iccs);
+        assert_eq!(text.contains("[Termination"), kept, "{text}");
+        assert_eq!(parsed(&text).outcome(), decisive.outcome());
+    }
+}
+
+#[test]
 fn writes_the_start_position_and_black_first_numbers() {
     let start = "4k4/9/9/9/9/9/9/9/9/3K5 b - - 0 7";
     let text = format!("[FEN \"{start}\"]\n\n7... e9e8 8. d0d1 *\n");
