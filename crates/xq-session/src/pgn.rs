@@ -534,11 +534,13 @@ impl Header {
                 tag,
             });
         }
-        let Some(outcome) = outcome else {
-            return Ok(Ending::Unfinished);
-        };
         let Some(termination) = self.termination.take() else {
-            return Ok(Ending::Outcome(outcome));
+            return Ok(outcome.map_or(Ending::Unfinished, Ending::Outcome));
+        };
+        let Some(outcome) = outcome else {
+            // An unfinished game has no result to check the tag against; keep it as it is.
+            self.keep_termination(termination);
+            return Ok(Ending::Unfinished);
         };
         let result = match outcome {
             Outcome::Decisive { winner } => WinReason::ALL
@@ -561,10 +563,15 @@ impl Header {
             });
         }
         // A reason in words we do not know ("normal"): keep it as it is.
+        self.keep_termination(termination);
+        Ok(Ending::Outcome(outcome))
+    }
+
+    /// Keeps a `Termination` the ending does not take up among the other tags, for export.
+    fn keep_termination(&mut self, termination: String) {
         self.tags
             .other
             .push(("Termination".to_owned(), termination));
-        Ok(Ending::Outcome(outcome))
     }
 }
 

@@ -237,6 +237,20 @@ fn the_result_must_agree_with_its_tags() {
 }
 
 #[test]
+fn an_unfinished_games_termination_survives_import_and_export() {
+    let record = parsed("[Termination \"adjourned\"]\n1. h2e2 *");
+    assert_eq!(record.outcome(), None);
+    let termination = [("Termination".to_owned(), "adjourned".to_owned())];
+    assert_eq!(record.tags.other, termination);
+    let written = write(&record, MoveFormat::Iccs);
+    assert!(
+        written.contains("[Termination \"adjourned\"]\n"),
+        "{written}"
+    );
+    assert_eq!(parsed(&written), record);
+}
+
+#[test]
 fn wxf_and_chinese_records_load_like_iccs_ones() {
     let iccs = parsed("1. h2e2 h9g7 2. h0g2 i9h9 3. g3g4 c6c5 *");
     let wxf = parsed("1. C2=5 H8+7 2. H2+3 R9=8 3. P3+1 P3+1 *");
