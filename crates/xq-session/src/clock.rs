@@ -56,6 +56,10 @@ pub enum TimeControl {
     Untimed,
     /// Each side starts with `base` and gains `increment` after each of its moves (Fischer).
     /// An increment of zero is plain sudden death.
+    ///
+    /// Both may have sub-millisecond parts, which the clocks keep. Since [`Timestamp`]s are
+    /// whole milliseconds, time is charged in whole milliseconds, and the flag falls at the
+    /// first millisecond at which no time is left: with 1.5 ms left, after 2 ms, not 1.
     Increment {
         /// Each side's time at the start.
         base: Duration,
@@ -101,9 +105,12 @@ impl Clock {
         remaining
     }
 
-    /// When `turn`'s time runs out, if its clock is running.
+    /// When `turn`'s time runs out, if its clock is running: the first whole millisecond at
+    /// which [`remaining_at`](Self::remaining_at) says zero. A sub-millisecond remainder rounds
+    /// it up, so that no flag falls while time is left.
     pub(crate) fn deadline(&self, turn: Color) -> Option<Timestamp> {
-        self.running_since.map(|since| since + self.remaining[turn])
+        let remaining = ceil_to_millis(self.remaining[turn]);
+        self.running_since.map(|since| since + remaining)
     }
 
     /// Charges `turn` for the time since its clock started and restarts it from `now` (a
@@ -140,6 +147,12 @@ impl Clock {
         self.running_since
             .map_or(Duration::ZERO, |since| now.saturating_duration_since(since))
     }
+}
+
+/// `duration` rounded up to whole milliseconds, saturating at the far future.
+fn ceil_to_millis(duration: Duration) -> Duration {
+    let millis = duration.as_nanos().div_ceil(1_000_000);
+    Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
@@ -184,6 +197,21 @@ mod tests {
         let now = clock.remaining_at(ms(5_500), Color::Black);
         assert_eq!(now.black, Duration::from_millis(8_500));
         assert_eq!(now.red, Duration::from_secs(9));
+    }
+
+    #[test]
+    fn a_sub_millisecond_remainder_rounds_the_deadline_up() {
+        let control = TimeControl::Increment {
+            base: Duration::from_micros(1_500),
+            increment: Duration::ZERO,
+        };
+        let clock = Clock::new(control, ms(0)).unwrap_or_else(|| panic!("timed"));
+        assert_eq!(clock.deadline(Color::Red), Some(ms(2)));
+        assert_eq!(
+            clock.remaining_at(ms(1), Color::Red).red,
+            Duration::from_micros(500)
+        );
+        assert_eq!(clock.remaining_at(ms(2), Color::Red).red, Duration::ZERO);
     }
 
     #[test]

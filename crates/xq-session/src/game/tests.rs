@@ -624,6 +624,26 @@ fn a_move_after_the_deadline_loses_on_time() {
 }
 
 #[test]
+fn no_flag_falls_while_a_fraction_of_a_millisecond_is_left() {
+    let mut h = Harness::new(MatchConfig {
+        time_control: TimeControl::Increment {
+            base: Duration::from_micros(1_500),
+            increment: Duration::ZERO,
+        },
+        ..MatchConfig::default()
+    });
+    h.game.handle_timeout(Timestamp::from_millis(1));
+    assert_eq!(h.result(), None);
+    let left = h.game.clocks(Timestamp::from_millis(1)).map(|c| c.red);
+    assert_eq!(left, Some(Duration::from_micros(500)));
+    assert_eq!(h.game.poll_timeout(), Some(Timestamp::from_millis(2)));
+    let left = h.game.clocks(Timestamp::from_millis(2)).map(|c| c.red);
+    assert_eq!(left, Some(Duration::ZERO));
+    h.game.handle_timeout(Timestamp::from_millis(2));
+    assert_eq!(h.result(), win(BLACK, WinReason::TimeForfeit));
+}
+
+#[test]
 fn undo_does_not_turn_the_clocks_back() {
     let mut h = Harness::new(timed(10, 2));
     h.advance_to(1_000);
