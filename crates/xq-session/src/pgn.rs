@@ -17,8 +17,9 @@
 //! why the game ended, in the words of [`crate::WinReason`] and [`crate::DrawReason`]. Moves
 //! are written in ICCS by default, or in WXF ([`MoveFormat`]).
 //!
-//! The reader accepts one game. Each move may be ICCS (`h2e2`, `H2-E2`), WXF (`C2=5`,
-//! `R1.2`) or Chinese (`炮二平五`), recognised token by token. Move numbers (`1.`, `1...`), NAGs (`$1`), trailing annotation marks (`!?`, `+`),
+//! The reader accepts one game, after a UTF-8 byte-order mark if there is one. Each move may
+//! be ICCS (`h2e2`, `H2-E2`), WXF (`C2=5`, `R1.2`) or Chinese (`炮二平五`), recognised token by
+//! token. Move numbers (`1.`, `1...`), NAGs (`$1`), trailing annotation marks (`!?`, `+`),
 //! comments (`{...}` and `;` to the end of the line) and `%` escape lines are skipped.
 //! Variations (`(...)`, nested or not) are skipped unread: only the main line is loaded. The
 //! movetext must end with a result token (`1-0`, `0-1`, `1/2-1/2` or `*`), so that a truncated
@@ -289,6 +290,8 @@ pub fn write(record: &Record, format: MoveFormat) -> String {
 /// # Ok::<_, PgnError>(())
 /// ```
 pub fn parse(text: &str) -> Result<Record, PgnError> {
+    // Editors on Windows often save UTF-8 with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lexer = Lexer::new(text);
     let mut header = Header::default();
     let mut first = None;

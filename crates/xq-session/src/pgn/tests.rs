@@ -152,6 +152,12 @@ over two lines} 1. H2-E2! {centre} h9g7 ; the usual reply
 }
 
 #[test]
+fn a_byte_order_mark_is_skipped() {
+    assert_eq!(parsed(&format!("\u{feff}{GOLDEN}")), parsed(GOLDEN));
+    assert_eq!(parsed("\u{feff}1. h2e2 *").moves().len(), 1);
+}
+
+#[test]
 fn errors_name_the_line_and_the_move() {
     assert_eq!(
         error("1. h2e2 h9g7\n2. h0g2 h9g7 *"),
