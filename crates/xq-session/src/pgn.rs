@@ -503,7 +503,9 @@ impl Header {
     fn add(&mut self, line: usize, name: &str, value: String) -> Result<(), PgnError> {
         match name {
             // Always written as "Chinese Chess"; other values are other dialects' spellings.
-            "Game" | "Variant" => {}
+            // `Variant` (pychess-variants' "xiangqi") is not ours to write, so it stays among
+            // the other tags.
+            "Game" => {}
             "Event" => self.tags.event = known(value),
             "Site" => self.tags.site = known(value),
             "Date" => self.tags.date = Some(value).filter(|date| date != "????.??.??"),

@@ -152,6 +152,20 @@ over two lines} 1. H2-E2! {centre} h9g7 ; the usual reply
 }
 
 #[test]
+fn a_variant_tag_survives_import_and_export() {
+    let record = parsed("[Game \"Xiangqi\"]\n[Variant \"xiangqi\"]\n1. h2e2 *");
+    let variant = [("Variant".to_owned(), "xiangqi".to_owned())];
+    assert_eq!(record.tags.other, variant);
+    let written = write(&record, MoveFormat::Iccs);
+    assert!(
+        written.starts_with("[Game \"Chinese Chess\"]\n"),
+        "{written}"
+    );
+    assert!(written.contains("[Variant \"xiangqi\"]\n"), "{written}");
+    assert_eq!(parsed(&written), record);
+}
+
+#[test]
 fn a_byte_order_mark_is_skipped() {
     assert_eq!(parsed(&format!("\u{feff}{GOLDEN}")), parsed(GOLDEN));
     assert_eq!(parsed("\u{feff}1. h2e2 *").moves().len(), 1);
