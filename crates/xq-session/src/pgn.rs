@@ -25,6 +25,22 @@
 //! movetext must end with a result token (`1-0`, `0-1`, `1/2-1/2` or `*`), so that a truncated
 //! file is not taken for a complete game. Every error names the line, and move errors name the
 //! move; nothing is returned from a record with an error in it.
+//!
+//! # What a round trip keeps
+//!
+//! [`parse`] reads back whatever [`write()`] writes, and a record it read comes back unchanged
+//! from a second write and read. Reading a file and writing it again keeps the start position,
+//! the main line, the result and every tag, with these normalisations:
+//!
+//! - Comments, NAGs, annotation marks and variations are dropped; the moves are spelled in the
+//!   [`MoveFormat`] asked for, with the move numbers the position gives.
+//! - The tags come in a fixed order: `Game`, `Event`, `Site`, `Date`, `Red`, `Black`, `Result`,
+//!   then `FEN` and `Termination`, then the others ([`Tags::other`]) in file order. `Game` is
+//!   always "Chinese Chess". An event, site or player given as `?` or empty is unknown and
+//!   written `?`. Of a repeated tag that has a field, the last value is kept.
+//! - The `FEN` tag is written canonically, and left out for the standard start position.
+//! - A `Termination` that gives the reason for the result is written in this crate's words
+//!   ("perpetual check"); any other `Termination` stays as it was, after the other tags.
 
 use std::fmt;
 

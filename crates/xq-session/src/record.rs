@@ -33,7 +33,11 @@ pub struct Tags {
     pub red: Option<String>,
     /// Black's name.
     pub black: Option<String>,
-    /// Any other tags, in file order, kept so that an import and export loses nothing.
+    /// Any other tags, in file order: [`crate::pgn::parse`] keeps here the tags it has no field
+    /// for (and a `Termination` it cannot take as the result's reason), and
+    /// [`crate::pgn::write()`] writes them back. The writer leaves out an entry its reader
+    /// would refuse or that would contradict the record's own fields; the [`crate::pgn`]
+    /// module lists what else a round trip normalises.
     pub other: Vec<(String, String)>,
 }
 
