@@ -6,7 +6,8 @@
 //! built on [`Position::zobrist_hash`], [`Position::halfmoves`] and [`Position::is_check`].
 //!
 //! - [`Setup`] is an unvalidated position; [`Position::from_setup`] is the only way to a
-//!   [`Position`], which is always legal and changes only by legal moves.
+//!   [`Position`], which is legal and stays legal under [`Position::play`], since that checks
+//!   every move. [`Position::play_unchecked`] trusts its caller: an illegal move breaks it.
 //! - Notations live in their own modules: [`fen::Fen`], [`iccs::Iccs`] (`h2e2`), and the
 //!   descriptive notations [`wxf::Wxf`] (`C2=5`, as Fairy-Stockfish writes it) and
 //!   [`chinese::Chinese`] (`炮二平五`), which need the position to resolve.

@@ -7,8 +7,9 @@ use crate::movegen;
 use crate::{Board, ByColor, Color, Move, MoveList, Piece, Role, Setup, Square, zobrist};
 
 /// A legal Xiangqi position: it can only be built by [`Position::from_setup`] (or
-/// [`Position::startpos`]) and changed by legal moves, so every value satisfies the invariants
-/// that [`PositionError`] lists.
+/// [`Position::startpos`]), and [`Position::play`] makes legal moves only, so it satisfies the
+/// invariants that [`PositionError`] lists. [`Position::play_unchecked`] is the exception: it
+/// trusts the caller, and an illegal move leaves a position that breaks them.
 ///
 /// Two rules differ from chess and are part of legality and outcome here:
 /// - **Flying general**: the generals may never face each other on an open file, so a move that
