@@ -7,7 +7,7 @@ use crate::{Color, Piece, Role, Square};
 /// What stands on each of the 90 points. Any placement can be represented, legal or not: a
 /// [`crate::Position`] is the validated form.
 ///
-/// Each point takes one byte (see [`code`]), half of what an `Option<Piece>` takes: a
+/// Each point takes one byte (a piece code), half of what an `Option<Piece>` takes: a
 /// position is copied on every move and kept for every ply of a game's history.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Board {
