@@ -15,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 use xq_server::{Config, MetricsEndpoint, RateLimit, Server};
-use xq_store::{GameId, SqliteStore, Storage};
+use xq_store::{GameId, SqliteArchive, SqliteStore};
 use xq_transport::{Address, Options, Verify};
 
 /// Hosts xq rooms and matches for clients over UDP and QUIC.
@@ -211,11 +211,13 @@ fn games(db: &std::path::Path, action: &Games) -> Result<()> {
     if !db.exists() {
         bail!("no database at {}", db.display());
     }
-    let mut store = SqliteStore::open(db)
+    // Read-only: listing neither migrates nor otherwise writes the file, which a running
+    // relay may be using, or an older relay may still need to open.
+    let archive = SqliteArchive::open(db)
         .with_context(|| format!("cannot open the database {}", db.display()))?;
     match action {
         Games::List => {
-            for game in store.games().context("cannot read the archive")? {
+            for game in archive.games().context("cannot read the archive")? {
                 println!(
                     "{}\t{}\t{}\t{}\t{}\t{}\t{}",
                     game.id,
@@ -229,7 +231,7 @@ fn games(db: &std::path::Path, action: &Games) -> Result<()> {
             }
         }
         Games::Export { id } => {
-            let pgn = store.pgn(*id).context("cannot read the archive")?;
+            let pgn = archive.pgn(*id).context("cannot read the archive")?;
             let Some(pgn) = pgn else {
                 bail!("no archived game has id {id}");
             };

@@ -64,5 +64,5 @@ mod sweep;
 pub use archive::{GameId, GameSummary, UnixTime, player_name};
 pub use error::StoreError;
 pub use persist::{OpenRoom, Persist};
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteArchive, SqliteStore};
 pub use storage::Storage;

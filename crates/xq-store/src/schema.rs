@@ -94,6 +94,20 @@ pub(crate) fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Checks that a database opened only to read its archive is an xq-relay database of this
+/// version or an older one (the archive's table has not changed since the first).
+pub(crate) fn check_readable(conn: &Connection) -> Result<(), StoreError> {
+    let found: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    match found {
+        1..=VERSION => Ok(()),
+        0 => Err(StoreError::NotOurs),
+        found => Err(StoreError::UnknownVersion {
+            found,
+            supported: VERSION,
+        }),
+    }
+}
+
 fn version(tx: &Transaction<'_>) -> Result<i64, StoreError> {
     Ok(tx.pragma_query_value(None, "user_version", |row| row.get(0))?)
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use blob::{decode, encode};
 use rusqlite::{
-    Connection, OptionalExtension, Statement, Transaction, TransactionBehavior, params,
+    Connection, OpenFlags, OptionalExtension, Statement, Transaction, TransactionBehavior, params,
 };
 use xq_protocol::{ResumeToken, RoomCode};
 use xq_session::{Entry, Seat, Timestamp};
@@ -53,6 +53,8 @@ impl SqliteStore {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let mut conn = Connection::open(path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Whose file it is comes first: a file refused is left as it was, journal mode too.
+        schema::prepare(&mut conn)?;
         let mode: String =
             conn.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0))?;
         // An in-memory database has no log file to write ahead to.
@@ -60,7 +62,6 @@ impl SqliteStore {
             return Err(StoreError::Journaling(mode));
         }
         conn.pragma_update(None, "synchronous", "FULL")?;
-        schema::prepare(&mut conn)?;
         sweep::all(&conn)?;
         let matches = stored_matches(&conn)?;
         Ok(Self {
@@ -198,38 +199,91 @@ impl Storage for SqliteStore {
     }
 
     fn games(&mut self) -> Result<Vec<GameSummary>, StoreError> {
-        let mut select = self.conn.prepare(
-            "SELECT id, room, started_at, ended_at, red, black, result, termination, moves \
-             FROM games ORDER BY id",
-        )?;
-        let mut rows = select.query([])?;
-        let mut games = Vec::new();
-        while let Some(row) = rows.next()? {
-            let room = room_code(&row.get::<_, String>(1)?, "archived game's room code")?;
-            games.push(GameSummary {
-                id: GameId(row.get(0)?),
-                room,
-                started: UnixTime(row.get(2)?),
-                ended: UnixTime(row.get(3)?),
-                red: row.get(4)?,
-                black: row.get(5)?,
-                result: row.get(6)?,
-                termination: row.get(7)?,
-                moves: row.get(8)?,
-            });
-        }
-        Ok(games)
+        read_games(&self.conn)
     }
 
     fn pgn(&mut self, id: GameId) -> Result<Option<String>, StoreError> {
-        let pgn = self
-            .conn
-            .query_row("SELECT pgn FROM games WHERE id = ?1", [id.0], |row| {
-                row.get(0)
-            })
-            .optional()?;
-        Ok(pgn)
+        read_pgn(&self.conn, id)
     }
+}
+
+/// The archive of a relay's database, opened only to read it (`xq-relay games list` and
+/// `games export`).
+///
+/// Nothing is written, not even a migration or a change of journal mode: it reads a file a
+/// running relay is using, a file of an older version (which an older relay can then still
+/// use), and a file this process may not write.
+#[derive(Debug)]
+pub struct SqliteArchive {
+    conn: Connection,
+}
+
+impl SqliteArchive {
+    /// Opens the database at `path` for reading.
+    ///
+    /// # Errors
+    ///
+    /// A [`StoreError`] if the file cannot be opened or is not an xq-relay database of this
+    /// version or an older one.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        schema::check_readable(&conn)?;
+        Ok(Self { conn })
+    }
+
+    /// Every archived game, oldest first (as [`Storage::games`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`StoreError`] if the archive cannot be read.
+    pub fn games(&self) -> Result<Vec<GameSummary>, StoreError> {
+        read_games(&self.conn)
+    }
+
+    /// The PGN record of archived game `id`, if there is one (as [`Storage::pgn`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`StoreError`] if the archive cannot be read.
+    pub fn pgn(&self, id: GameId) -> Result<Option<String>, StoreError> {
+        read_pgn(&self.conn, id)
+    }
+}
+
+/// Every archived game, oldest first.
+fn read_games(conn: &Connection) -> Result<Vec<GameSummary>, StoreError> {
+    let mut select = conn.prepare(
+        "SELECT id, room, started_at, ended_at, red, black, result, termination, moves \
+         FROM games ORDER BY id",
+    )?;
+    let mut rows = select.query([])?;
+    let mut games = Vec::new();
+    while let Some(row) = rows.next()? {
+        let room = room_code(&row.get::<_, String>(1)?, "archived game's room code")?;
+        games.push(GameSummary {
+            id: GameId(row.get(0)?),
+            room,
+            started: UnixTime(row.get(2)?),
+            ended: UnixTime(row.get(3)?),
+            red: row.get(4)?,
+            black: row.get(5)?,
+            result: row.get(6)?,
+            termination: row.get(7)?,
+            moves: row.get(8)?,
+        });
+    }
+    Ok(games)
+}
+
+/// The PGN record of archived game `id`, if there is one.
+fn read_pgn(conn: &Connection, id: GameId) -> Result<Option<String>, StoreError> {
+    let pgn = conn
+        .query_row("SELECT pgn FROM games WHERE id = ?1", [id.0], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    Ok(pgn)
 }
 
 /// Appends an entry to the journal of a match.

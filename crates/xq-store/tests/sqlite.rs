@@ -10,7 +10,7 @@ use xq_rules::{Color, Move};
 use xq_session::{
     Command, GameResult, Journal, Match, MatchConfig, Seat, Timestamp, WinReason, pgn,
 };
-use xq_store::{GameId, OpenRoom, Persist, SqliteStore, Storage, StoreError};
+use xq_store::{GameId, OpenRoom, Persist, SqliteArchive, SqliteStore, Storage, StoreError};
 
 struct TempDb {
     _dir: tempfile::TempDir,
@@ -395,6 +395,56 @@ fn a_version_1_file_is_migrated() {
     assert_eq!(version, 2);
 }
 
+/// A pragma's value as another process would read it.
+fn pragma(db: &TempDb, name: &str) -> String {
+    let conn = rusqlite::Connection::open(&db.path).expect("opens");
+    conn.pragma_query_value(None, name, |row| row.get::<_, rusqlite::types::Value>(0))
+        .map(|value| match value {
+            rusqlite::types::Value::Integer(n) => n.to_string(),
+            rusqlite::types::Value::Text(text) => text,
+            other => format!("{other:?}"),
+        })
+        .expect("reads")
+}
+
+/// Reading the archive writes nothing: a file of an older version is read as it is (an older
+/// relay can still use it), and a file that is not a relay's is refused, not made one.
+#[test]
+fn the_archive_is_read_without_writing() {
+    let db = temp_db();
+    let code = RoomCode::from_u64(6);
+    {
+        let mut store = SqliteStore::open(&db.path).expect("opens");
+        let mut changes = vec![started(code, Seat::First, 0)];
+        changes.extend(entries(code, &game(&["h2e2"])));
+        changes.push(Persist::MatchOver {
+            code,
+            record: Box::new(game(&["h2e2"]).record()),
+        });
+        store.commit(&changes).expect("commit");
+    }
+    {
+        let conn = rusqlite::Connection::open(&db.path).expect("opens");
+        conn.execute_batch(
+            "ALTER TABLE rooms DROP COLUMN first_lost;
+             ALTER TABLE rooms DROP COLUMN second_lost;
+             PRAGMA user_version = 1;",
+        )
+        .expect("makes a version 1 file");
+    }
+    let archive = SqliteArchive::open(&db.path).expect("opens for reading");
+    let games = archive.games().expect("lists");
+    assert_eq!(games.len(), 1);
+    assert!(archive.pgn(games[0].id).expect("reads").is_some());
+    drop(archive);
+    assert_eq!(pragma(&db, "user_version"), "1");
+
+    let empty = temp_db();
+    drop(rusqlite::Connection::open(&empty.path).expect("creates"));
+    assert_matches!(SqliteArchive::open(&empty.path), Err(StoreError::NotOurs));
+    assert_eq!(pragma(&empty, "user_version"), "0");
+}
+
 #[test]
 fn unknown_versions_and_foreign_files_are_refused_untouched() {
     let newer = temp_db();
@@ -409,11 +459,12 @@ fn unknown_versions_and_foreign_files_are_refused_untouched() {
             supported: 2
         })
     );
-    let conn = rusqlite::Connection::open(&newer.path).expect("opens");
-    let version: i64 = conn
-        .pragma_query_value(None, "user_version", |row| row.get(0))
-        .expect("reads");
-    assert_eq!(version, 7);
+    assert_matches!(
+        SqliteArchive::open(&newer.path),
+        Err(StoreError::UnknownVersion { found: 7, .. })
+    );
+    assert_eq!(pragma(&newer, "user_version"), "7");
+    assert_eq!(pragma(&newer, "journal_mode"), "delete");
 
     let foreign = temp_db();
     {
@@ -422,6 +473,8 @@ fn unknown_versions_and_foreign_files_are_refused_untouched() {
             .expect("creates");
     }
     assert_matches!(SqliteStore::open(&foreign.path), Err(StoreError::NotOurs));
+    assert_matches!(SqliteArchive::open(&foreign.path), Err(StoreError::NotOurs));
+    assert_eq!(pragma(&foreign, "journal_mode"), "delete");
 
     // A database of this version opens again as it is.
     let ours = temp_db();
