@@ -243,8 +243,11 @@ impl Builder {
             };
             let local = listener.local_url();
             tracing::info!(url = %local, "listening");
+            // The listener's own URL spells its scheme as the transport names itself, however
+            // the URL to listen on was typed (`UDP://` parses too).
+            let label = transport_label(&local);
             urls.push(local);
-            listeners.push((listener, transport_label(url)));
+            listeners.push((listener, label));
         }
         let mut relay = Relay::new(self.config, seed);
         let origin = Instant::now();

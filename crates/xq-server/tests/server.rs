@@ -223,7 +223,8 @@ fn one_relay_serves_every_transport_at_once() {
         let options = options(&dir);
         let server = Server::builder()
             .listen(mem_url())
-            .listen("udp://127.0.0.1:0")
+            // Schemes parse in any case; the metrics still name the transport as it is named.
+            .listen("UDP://127.0.0.1:0")
             .listen("quic://127.0.0.1:0")
             .transport(options.clone())
             .start()
@@ -235,6 +236,10 @@ fn one_relay_serves_every_transport_at_once() {
         // Red on mem, Black on UDP; then Red on QUIC, Black on mem.
         short_game(&urls[0], &urls[1], &options).await;
         short_game(&urls[2], &urls[0], &options).await;
+        let metrics = server.metrics().snapshot().await.expect("the relay runs");
+        let mut transports: Vec<_> = metrics.relay.connections.keys().cloned().collect();
+        transports.sort();
+        assert_eq!(transports, ["mem", "quic", "udp"]);
         server.shutdown().await;
     });
 }
