@@ -5,6 +5,7 @@
 //! where they are counted (the core and the driver), so nothing is copied into a second set
 //! of metrics between scrapes, and one scrape's numbers are all from the same instant.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::fmt;
 use std::io;
@@ -27,7 +28,7 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::task::JoinSet;
+use tokio::task::AbortHandle;
 
 use crate::metrics::{MetricsHandle, ServerMetrics};
 
@@ -37,10 +38,13 @@ pub const CONTENT_TYPE_TEXT: &str = prometheus_text::CONTENT_TYPE;
 /// The prefix of every metric's name.
 const PREFIX: &str = "xq_relay";
 
-/// Scrapes served at once; more connections are closed at accept. Scrapers are few (one
+/// Scrapes served at once; a connection beyond them closes the oldest. Scrapers are few (one
 /// Prometheus, an operator's `curl`), so this only stops a misbehaving one from piling up
 /// tasks.
 const MAX_SCRAPES: usize = 16;
+
+/// How long a connection may take to send a request's head before it is closed.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Encodes a snapshot in the Prometheus text format: counters end in `_total`, live
 /// connections and rooms are gauges, the storage's commit latency is a histogram in seconds,
@@ -232,19 +236,26 @@ impl MetricsEndpoint {
 
     /// Serves scrapes until the relay stops, then closes the listener and drops the scrapes
     /// still open: the endpoint never outlives what it reports on.
+    ///
+    /// At most [`MAX_SCRAPES`] connections are served at once. A new one takes the place of
+    /// the oldest rather than being turned away: clients that connect and say nothing would
+    /// otherwise keep a scraper out, and a scrape itself takes a moment.
     pub async fn serve(self) {
-        let mut scrapes = JoinSet::new();
+        let mut scrapes: VecDeque<AbortHandle> = VecDeque::new();
         loop {
             tokio::select! {
                 () = self.metrics.stopped() => break,
-                Some(_) = scrapes.join_next(), if !scrapes.is_empty() => {}
                 accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) if scrapes.len() < MAX_SCRAPES => {
-                        scrapes.spawn(serve_connection(stream, self.metrics.clone()));
-                    }
                     Ok((stream, peer)) => {
-                        tracing::debug!(%peer, "metrics: too many scrapes, connection closed");
-                        drop(stream);
+                        scrapes.retain(|scrape| !scrape.is_finished());
+                        if scrapes.len() >= MAX_SCRAPES
+                            && let Some(oldest) = scrapes.pop_front()
+                        {
+                            tracing::debug!(%peer, "metrics: too many scrapes, the oldest closed");
+                            oldest.abort();
+                        }
+                        let scrape = tokio::spawn(serve_connection(stream, self.metrics.clone()));
+                        scrapes.push_back(scrape.abort_handle());
                     }
                     Err(err) => {
                         // Out of file descriptors, most likely: pause rather than spin.
@@ -254,6 +265,9 @@ impl MetricsEndpoint {
                 },
             }
         }
+        for scrape in scrapes {
+            scrape.abort();
+        }
     }
 }
 
@@ -262,9 +276,9 @@ impl MetricsEndpoint {
 async fn serve_connection(stream: TcpStream, metrics: MetricsHandle) {
     let service = service_fn(move |request| respond(request, metrics.clone()));
     let served = http1::Builder::new()
-        // The timer gives hyper its default header-read timeout, so a silent client does not
-        // hold a scrape slot.
+        // A scrape's request fits in one packet: a client that takes longer is gone.
         .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
         .serve_connection(TokioIo::new(stream), service)
         .await;
     if let Err(err) = served {

@@ -60,3 +60,32 @@ async fn the_endpoint_answers_only_get_metrics_and_stops_with_the_relay() {
     .await
     .expect("the test finished in time");
 }
+
+/// Clients that connect and never speak cannot keep a scraper out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_do_not_lock_a_scraper_out() {
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let server = Server::builder()
+            .listen("mem://exposition-silent")
+            .start()
+            .await
+            .expect("the relay starts");
+        let localhost = "127.0.0.1:0".parse().expect("an address");
+        let endpoint = MetricsEndpoint::bind(localhost, server.metrics())
+            .await
+            .expect("binds");
+        let addr = endpoint.local_addr();
+        let serving = tokio::spawn(endpoint.serve());
+        let mut silent = Vec::new();
+        for _ in 0..32 {
+            silent.push(TcpStream::connect(addr).await.expect("connects"));
+        }
+        let scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+        let head = head_of(addr, scrape).await;
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        server.shutdown().await;
+        serving.await.expect("the endpoint stopped cleanly");
+    })
+    .await
+    .expect("the test finished in time");
+}
