@@ -5,7 +5,8 @@ use std::time::Duration;
 use xq_protocol::{ErrorCode, ResumeToken, RoomCode, RoomOptions, SeatInfo, ServerMsg, Snapshot};
 use xq_rules::{ByColor, Color};
 use xq_session::{
-    Event, Journal, Match, MatchConfig, RebuildError, Seat, Status, TimeControl, Timestamp,
+    Event, GameResult, Journal, Match, MatchConfig, RebuildError, Seat, Status, TimeControl,
+    Timestamp, WinReason,
 };
 
 use xq_store::{OpenRoom, Persist};
@@ -95,11 +96,21 @@ impl Room {
         };
         let game = Match::from_journal(&journal)?;
         room.persisted = journal.entries.len();
+        let game_status = game.status();
         // A finished match was archived in the commit that finished it.
-        room.archived = !game.status().is_ongoing();
+        room.archived = !game_status.is_ongoing();
         room.game = Some(game);
+        // The relay abandons a game only for a seat it lost: a store written before seat
+        // losses were kept (version 1) has the abandonment alone.
+        let abandoned = match game_status {
+            Status::Finished(GameResult::Win {
+                winner,
+                reason: WinReason::Abandonment,
+            }) => Some(room.seat_of(!winner)),
+            _ => None,
+        };
         for seat in SEATS {
-            room.seats[seat] = if stored.lost.contains(&seat) {
+            room.seats[seat] = if stored.lost.contains(&seat) || abandoned == Some(seat) {
                 SeatState::Gone
             } else {
                 SeatState::Away(now)

@@ -12,7 +12,7 @@ use xq_protocol::{
 use xq_rules::{Color, Move, Square};
 use xq_server::{Config, ConnId, Output, Relay};
 use xq_session::{Command, Event, Seat, TimeControl, Timestamp};
-use xq_store::{Persist, SqliteStore, Storage};
+use xq_store::{OpenRoom, Persist, SqliteStore, Storage};
 
 /// Shorter than the clocks, so a seat nobody resumes is lost before its flag falls.
 const GRACE: Duration = Duration::from_secs(5);
@@ -27,6 +27,12 @@ struct Life {
 impl Life {
     /// A relay starting on `store`, restoring every open room at time 0.
     fn start(store: &mut SqliteStore, seed: u8) -> Self {
+        let rooms = store.open_rooms().expect("reads");
+        Self::start_from(store, seed, rooms)
+    }
+
+    /// A relay starting on `store` with `rooms` as it read them.
+    fn start_from(store: &mut SqliteStore, seed: u8, rooms: Vec<OpenRoom>) -> Self {
         let config = Config {
             grace: GRACE,
             ..Config::default()
@@ -36,7 +42,7 @@ impl Life {
             now: 0,
             inbox: HashMap::new(),
         };
-        for room in store.open_rooms().expect("reads") {
+        for room in rooms {
             life.relay
                 .restore(Timestamp::from_millis(0), room)
                 .expect("restores");
@@ -269,6 +275,39 @@ fn a_seat_nobody_resumes_is_lost_and_the_game_archived() {
         ]
     ));
     // Black's seat stays lost: its token is refused after the restart as before it.
+    life.hello(&mut store, BLACK, Some(black_token));
+    assert!(matches!(
+        life.take(BLACK)[..],
+        [
+            ServerMsg::Welcome { .. },
+            ServerMsg::Error {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        ]
+    ));
+}
+
+/// A store written before seat losses were kept (version 1) holds the abandonment alone: the
+/// seat that abandoned is lost after the restart all the same.
+#[test]
+fn a_seat_that_abandoned_stays_lost_without_a_record_of_the_loss() {
+    let mut store = SqliteStore::open(":memory:").expect("opens");
+    let (mut life, code, red_token, black_token) = opening(&mut store);
+    life.at(4_000);
+    drop(life);
+    let mut life = Life::start(&mut store, 2);
+    life.hello(&mut store, RED, Some(red_token));
+    life.advance(&mut store, GRACE.as_millis() as u64 + 1);
+    assert!(!life.relay.game(code).expect("open").status().is_ongoing());
+    drop(life);
+
+    let mut rooms = store.open_rooms().expect("reads");
+    for room in &mut rooms {
+        assert_eq!(room.lost, [Seat::Second], "Black's seat was lost");
+        room.lost.clear();
+    }
+    let mut life = Life::start_from(&mut store, 3, rooms);
     life.hello(&mut store, BLACK, Some(black_token));
     assert!(matches!(
         life.take(BLACK)[..],
