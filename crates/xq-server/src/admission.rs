@@ -50,11 +50,11 @@ impl Admission {
             return Err("the relay is full");
         }
         let address = Source::of(peer);
-        let count = self.by_address.entry(address.clone()).or_default();
-        if *count >= self.max_per_address {
+        // Looked up before any entry is made: a refused address must leave none behind.
+        if self.by_address.get(&address).copied().unwrap_or(0) >= self.max_per_address {
             return Err("too many connections from this address");
         }
-        *count += 1;
+        *self.by_address.entry(address.clone()).or_default() += 1;
         self.conns.insert(conn, address);
         Ok(())
     }
@@ -101,5 +101,19 @@ mod tests {
         assert!(admission.admit(ConnId(6), "[::1]:4002").is_err());
         admission.release(ConnId(2));
         assert!(admission.admit(ConnId(7), "mem-client").is_ok());
+    }
+
+    /// Refusals keep no record, so that addresses that were only ever refused cost nothing.
+    #[test]
+    fn a_refused_address_leaves_nothing_behind() {
+        let mut admission = Admission::new(10, 0);
+        for port in 0..100 {
+            assert!(
+                admission
+                    .admit(ConnId(port), &format!("10.0.{port}.1:4000"))
+                    .is_err()
+            );
+        }
+        assert!(admission.by_address.is_empty() && admission.conns.is_empty());
     }
 }
