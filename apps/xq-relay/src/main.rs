@@ -60,18 +60,28 @@ struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     grace: u64,
     /// How many connections the relay holds at once; more are turned away at accept.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_connections: usize,
     /// How many connections one source address (IP) may hold at once; more are turned away
     /// at accept.
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_connections_per_address: usize,
     /// How many frames a second one connection may keep sending; a client over it is
     /// disconnected (`RateLimited`). Raise it for load tests.
-    #[arg(long, value_name = "FRAMES", default_value_t = RateLimit::default().per_second)]
+    #[arg(
+        long,
+        value_name = "FRAMES",
+        default_value_t = RateLimit::default().per_second,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
     rate_limit: u32,
     /// How many frames one connection may send in a burst before the rate applies.
-    #[arg(long, value_name = "FRAMES", default_value_t = RateLimit::default().burst)]
+    #[arg(
+        long,
+        value_name = "FRAMES",
+        default_value_t = RateLimit::default().burst,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
     rate_burst: u32,
     /// Serves the relay's counters in the Prometheus text format at http://ADDR/metrics
     /// (port 0 picks a free port). Off by default; keep it on a private address.

@@ -144,6 +144,30 @@ async fn prints_its_addresses_serves_hellos_and_stops_on_sigterm() {
     .expect("the test finished in time");
 }
 
+/// A cap or rate of zero would turn every client away: the flags refuse it.
+#[test]
+fn caps_and_rates_of_zero_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let missing = dir.path().join("none.sqlite3");
+    for flag in [
+        "--max-connections",
+        "--max-connections-per-address",
+        "--rate-limit",
+        "--rate-burst",
+    ] {
+        // `games list` on a missing file: should the flag pass, the relay stops at once all
+        // the same, with another complaint.
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_xq-relay"))
+            .args([flag, "0", "games", "list", "--db"])
+            .arg(&missing)
+            .output()
+            .expect("the relay runs");
+        assert!(!output.status.success(), "{flag} 0 was accepted");
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert!(text.contains(flag), "{flag}: {text}");
+    }
+}
+
 #[test]
 fn help_lists_the_flags() {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_xq-relay"))
