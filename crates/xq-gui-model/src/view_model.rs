@@ -231,7 +231,8 @@ impl ViewModel {
         self.shown.dialog
     }
 
-    /// Answers the open [`dialog`](Self::dialog); returns the command sent.
+    /// Answers the open [`dialog`](Self::dialog), also while a replay is open; returns the
+    /// command sent.
     ///
     /// # Errors
     ///
@@ -387,10 +388,14 @@ impl ViewModel {
         self.game.as_deref_mut().ok_or(ActionError::NoGame)
     }
 
-    /// Sends `command` to the game, then takes in what it caused.
+    /// Sends `command` to the game, then takes in what it caused. It reaches the game even
+    /// behind a replay, so that the dialog shown over one can be answered; moves and game
+    /// buttons check that the game is shown before they come here.
     fn send(&mut self, now: Timestamp, command: Command) -> Result<(), ActionError> {
         let result = self
-            .playing_mut()
+            .game
+            .as_deref_mut()
+            .ok_or(ActionError::NoGame)
             .and_then(|game| game.send(now, command).map_err(ActionError::from));
         self.after(now, result)
     }

@@ -464,3 +464,25 @@ fn the_move_list_switches_notation() {
         [Some("C2=5".to_owned()), Some("H8+7".to_owned())]
     );
 }
+
+#[test]
+fn a_request_is_answered_while_a_replay_is_open() -> Result<(), PgnError> {
+    let (mut view, sent) = local();
+    play(&mut view, ms(0), "h2e2");
+    view.act(ms(0), Action::RequestUndo).ok();
+    view.open_pgn(ms(0), "1. h2e2 h9g7 *")?;
+    // The opponent waits for the answer, so the dialog stays over the replay.
+    assert!(view.dialog().is_some());
+    let accept = Command::AnswerUndo {
+        by: Color::Black,
+        accept: true,
+    };
+    assert_eq!(view.answer(ms(0), true), Ok(accept));
+    assert_eq!(sent.borrow().last(), Some(&accept));
+    assert_eq!(view.dialog(), None);
+    // The replay stays open and unchanged; the game behind it took the move back.
+    assert_eq!(view.status_line(), "Replay: move 0 of 2");
+    view.close_replay(ms(0));
+    assert_eq!(view.ply(), 0);
+    Ok(())
+}
