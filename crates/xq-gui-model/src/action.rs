@@ -14,8 +14,9 @@ pub enum Action {
     Resign,
 }
 
-/// Which game buttons are enabled: the session would accept what they send right now (and,
-/// for the rematch, the game is over).
+/// Which game buttons are enabled: the game would accept what they send right now, as
+/// [`GameBackend::check`](crate::GameBackend::check) and
+/// [`GameBackend::check_rematch`](crate::GameBackend::check_rematch) tell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Buttons {
     /// "Request undo".

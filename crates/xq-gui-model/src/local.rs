@@ -78,6 +78,12 @@ impl GameBackend for LocalGame {
         None
     }
 
+    fn check_rematch(&self, now: Timestamp) -> Result<(), BackendError> {
+        // The next match is only built, not kept: the match's own rules decide.
+        self.game.rematch(now)?;
+        Ok(())
+    }
+
     fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {
         self.game = self.game.rematch(now)?;
         Ok(())

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use xq_client::{Client, ClientEvent, Mirror, Room};
 use xq_protocol::RoomCode;
 use xq_rules::{ByColor, Color, Position};
-use xq_session::{Command, Record, RematchError, Status, Timestamp, UndoRequest};
+use xq_session::{Command, Record, Status, Timestamp, UndoRequest};
 
 use self::worker::{Report, Request};
 use crate::{BackendError, GameBackend, Presence, Update};
@@ -23,9 +23,10 @@ pub use self::worker::Wake;
 /// A game in a room on a relay, played (or watched) from this screen.
 ///
 /// The relay decides everything: the game shown is the client's [`Mirror`], commands go to
-/// the relay as they are, and what the buttons may do is read off the mirror's state (seat,
-/// connection, status, turn and legal moves, pending requests), never worked out by rules of
-/// its own. The relay's refusals come back as [`Update::Refused`].
+/// the relay as they are, and what the buttons may do (the Rematch button too) is read off the
+/// mirror's state (seat, connection, status, turn and legal moves, pending requests), never
+/// worked out by rules of its own; a command or rematch that the mirror shows would be refused
+/// is refused at once, unsent. The relay's other refusals come back as [`Update::Refused`].
 ///
 /// The [`Client`] lives in a task on the [`crate::Network`]'s runtime; this side only sends on
 /// a channel and polls one, so the GUI's frame never waits for the network. Each report from
@@ -133,6 +134,22 @@ impl RemoteGame {
         self.mirror = mirror;
     }
 
+    /// Who is connected: always known for a game on a relay.
+    fn connection(&self) -> Presence {
+        let seats = self.mirror.seats();
+        match self.link {
+            Link::Reconnecting => Presence::Reconnecting,
+            Link::Closed => Presence::Offline,
+            Link::Up if !self.mirror.is_full() => Presence::Waiting,
+            // A player watches its opponent's connection, a spectator both players'.
+            Link::Up => [Color::Red, Color::Black]
+                .into_iter()
+                .filter(|&color| Some(color) != self.seat)
+                .find(|&color| !seats[color].connected)
+                .map_or(Presence::Connected, Presence::Away),
+        }
+    }
+
     /// Hands a request to the client's task; fails once the task has ended.
     fn request(&self, request: Request) -> Result<(), BackendError> {
         self.requests
@@ -176,9 +193,7 @@ impl GameBackend for RemoteGame {
     }
 
     fn check(&self, _now: Timestamp, command: Command) -> Result<(), BackendError> {
-        // Presence is always known for a remote game.
-        let presence = self.presence().unwrap_or(Presence::Offline);
-        check::check(&self.mirror, self.seat, presence, command)
+        check::check(&self.mirror, self.seat, self.connection(), command)
     }
 
     fn send(&mut self, now: Timestamp, command: Command) -> Result<(), BackendError> {
@@ -196,24 +211,15 @@ impl GameBackend for RemoteGame {
     }
 
     fn presence(&self) -> Option<Presence> {
-        let seats = self.mirror.seats();
-        Some(match self.link {
-            Link::Reconnecting => Presence::Reconnecting,
-            Link::Closed => Presence::Offline,
-            Link::Up if !self.mirror.is_full() => Presence::Waiting,
-            // A player watches its opponent's connection, a spectator both players'.
-            Link::Up => [Color::Red, Color::Black]
-                .into_iter()
-                .filter(|&color| Some(color) != self.seat)
-                .find(|&color| !seats[color].connected)
-                .map_or(Presence::Connected, Presence::Away),
-        })
+        Some(self.connection())
     }
 
-    fn rematch(&mut self, _now: Timestamp) -> Result<(), BackendError> {
-        if self.mirror.status().is_ongoing() {
-            return Err(RematchError::Ongoing.into());
-        }
+    fn check_rematch(&self, _now: Timestamp) -> Result<(), BackendError> {
+        check::check_rematch(&self.mirror, self.seat, self.connection())
+    }
+
+    fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {
+        self.check_rematch(now)?;
         self.request(Request::Rematch)
     }
 }

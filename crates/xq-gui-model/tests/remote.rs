@@ -7,8 +7,8 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use xq_gui_model::{
-    Action, Click, Dialog, Entry, GameBackend, Host, HostConfig, Lobby, Network, Pending,
-    RemoteGame, ViewModel, Wake,
+    Action, ActionError, BackendError, Click, Dialog, Entry, GameBackend, Host, HostConfig, Lobby,
+    Network, Pending, RemoteGame, ViewModel, Wake,
 };
 use xq_protocol::{RoomOptions, SeatChoice};
 use xq_rules::{Color, Move, Square};
@@ -71,10 +71,8 @@ fn view_of(clock: &Clock, game: RemoteGame) -> ViewModel {
     view
 }
 
-#[test]
-fn two_players_and_a_spectator_play_through_a_hosted_relay() {
-    let clock = Clock(Instant::now());
-    let network = Network::new().expect("a runtime");
+/// A relay hosted in this process on the loopback, and the directory of its identity.
+fn hosted(network: &Network) -> (Host, tempfile::TempDir) {
     let identity = tempfile::tempdir().expect("a temporary directory");
     let config = HostConfig {
         ip: Ipv4Addr::LOCALHOST.into(),
@@ -82,7 +80,25 @@ fn two_players_and_a_spectator_play_through_a_hosted_relay() {
         quic_port: 0,
         identity_dir: identity.path().to_path_buf(),
     };
-    let host = wait(&Host::start(&network, config)).expect("the relay starts");
+    (
+        wait(&Host::start(network, config)).expect("the relay starts"),
+        identity,
+    )
+}
+
+/// Room options that seat the creator at Red.
+fn red_seat() -> RoomOptions {
+    RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    }
+}
+
+#[test]
+fn two_players_and_a_spectator_play_through_a_hosted_relay() {
+    let clock = Clock(Instant::now());
+    let network = Network::new().expect("a runtime");
+    let (host, _identity) = hosted(&network);
     let [udp, quic] = host.urls() else {
         panic!("a UDP and a QUIC address: {:?}", host.urls());
     };
@@ -92,11 +108,7 @@ fn two_players_and_a_spectator_play_through_a_hosted_relay() {
     )));
 
     // Red creates a room through the in-process listener and waits.
-    let red_seat = RoomOptions {
-        seat: SeatChoice::Red,
-        ..RoomOptions::default()
-    };
-    let game = connect(&network, host.own_url(), Entry::Create(red_seat));
+    let game = connect(&network, host.own_url(), Entry::Create(red_seat()));
     let code = game.code();
     let mut red = view_of(&clock, game);
     assert_eq!(red.status_line(), "Red to move · waiting for an opponent");
@@ -172,6 +184,40 @@ fn two_players_and_a_spectator_play_through_a_hosted_relay() {
         "the opponent's departure is noticed",
         |view| view.status_line().ends_with("opponent disconnected"),
     );
+}
+
+#[test]
+fn only_the_players_may_ask_for_a_rematch() {
+    let clock = Clock(Instant::now());
+    let network = Network::new().expect("a runtime");
+    let (host, _identity) = hosted(&network);
+    let game = connect(&network, host.own_url(), Entry::Create(red_seat()));
+    let code = game.code();
+    let mut red = view_of(&clock, game);
+    let mut black = view_of(&clock, connect(&network, host.own_url(), Entry::Join(code)));
+    let mut watcher = view_of(
+        &clock,
+        connect(&network, host.own_url(), Entry::Spectate(code)),
+    );
+    until(&clock, &mut red, "the game begins", |view| {
+        view.status_line() == "Red to move · opponent connected"
+    });
+    assert!(!red.buttons().rematch, "the game is on");
+
+    red.act(clock.now(), Action::Resign).expect("a resignation");
+    for view in [&mut red, &mut black, &mut watcher] {
+        until(&clock, view, "the game ends", |view| {
+            view.status_line().starts_with("Black wins")
+        });
+    }
+    assert!(red.buttons().rematch && black.buttons().rematch);
+    assert!(!watcher.buttons().rematch);
+    // A spectator's request is refused here, not sent for the relay to refuse.
+    assert_eq!(
+        watcher.rematch(clock.now()),
+        Err(ActionError::Backend(BackendError::NotYourSeat))
+    );
+    assert_eq!(watcher.notice(), Some("you do not play that side"));
 }
 
 #[test]

@@ -1,8 +1,8 @@
-//! Whether the relay would accept a command, as far as the mirror shows.
+//! Whether the relay would accept a command or a rematch request, as far as the mirror shows.
 
 use xq_client::Mirror;
 use xq_rules::Color;
-use xq_session::{Command, CommandError, UndoPolicy};
+use xq_session::{Command, CommandError, RematchError, UndoPolicy};
 
 use crate::{BackendError, Presence};
 
@@ -23,11 +23,7 @@ pub(super) fn check(
     if !mirror.status().is_ongoing() {
         return Err(CommandError::GameFinished.into());
     }
-    match presence {
-        Presence::Waiting => return Err(BackendError::NoOpponentYet),
-        Presence::Reconnecting | Presence::Offline => return Err(BackendError::Offline),
-        Presence::Connected | Presence::Away(_) => {}
-    }
+    reachable(presence)?;
     let undo = mirror.pending_undo();
     let draw = mirror.pending_draw();
     let refusal = match command {
@@ -74,11 +70,37 @@ pub(super) fn check(
     refusal.map_or(Ok(()), |error| Err(error.into()))
 }
 
+/// Why the relay would refuse a rematch request from the player of `seat`: only a player may
+/// ask, once the game is over, and only through a connection that is up.
+pub(super) fn check_rematch(
+    mirror: &Mirror,
+    seat: Option<Color>,
+    presence: Presence,
+) -> Result<(), BackendError> {
+    if seat.is_none() {
+        return Err(BackendError::NotYourSeat);
+    }
+    if mirror.status().is_ongoing() {
+        return Err(RematchError::Ongoing.into());
+    }
+    reachable(presence)
+}
+
+/// Why nothing can reach the opponent through the relay: it has not come yet, or this screen's
+/// connection is down.
+fn reachable(presence: Presence) -> Result<(), BackendError> {
+    match presence {
+        Presence::Waiting => Err(BackendError::NoOpponentYet),
+        Presence::Reconnecting | Presence::Offline => Err(BackendError::Offline),
+        Presence::Connected | Presence::Away(_) => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use xq_protocol::Snapshot;
     use xq_rules::{Move, Square};
-    use xq_session::UndoRequest;
+    use xq_session::{GameResult, Status, UndoRequest, WinReason};
 
     use super::*;
     use crate::remote::test_util;
@@ -192,6 +214,36 @@ mod tests {
         assert_eq!(
             refusal(&start, Color::Black, accept),
             Err(CommandError::NoPendingDraw.into())
+        );
+    }
+
+    #[test]
+    fn a_rematch_is_for_a_connected_player_once_the_game_is_over() {
+        let resigned = GameResult::Win {
+            winner: Color::Black,
+            reason: WinReason::Resignation,
+        };
+        let over = test_util::mirror(&Snapshot {
+            status: Status::Finished(resigned),
+            ..test_util::snapshot(vec![])
+        });
+        for presence in [Presence::Connected, Presence::Away(Color::Black)] {
+            assert_eq!(check_rematch(&over, Some(Color::Red), presence), Ok(()));
+        }
+        assert_eq!(
+            check_rematch(&over, None, Presence::Connected),
+            Err(BackendError::NotYourSeat)
+        );
+        for presence in [Presence::Reconnecting, Presence::Offline] {
+            assert_eq!(
+                check_rematch(&over, Some(Color::Red), presence),
+                Err(BackendError::Offline)
+            );
+        }
+        let on = mirror(vec![], None, None);
+        assert_eq!(
+            check_rematch(&on, Some(Color::Red), Presence::Connected),
+            Err(RematchError::Ongoing.into())
         );
     }
 }

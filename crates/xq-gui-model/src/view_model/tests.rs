@@ -58,6 +58,9 @@ impl GameBackend for Seated {
     fn presence(&self) -> Option<Presence> {
         None
     }
+    fn check_rematch(&self, now: Timestamp) -> Result<(), BackendError> {
+        self.game.check_rematch(now)
+    }
     fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {
         self.game.rematch(now)
     }
