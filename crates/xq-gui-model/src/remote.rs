@@ -38,7 +38,9 @@ pub struct RemoteGame {
     record: Record,
     seat: Option<Color>,
     link: Link,
-    /// When the mirror's clocks were last reported, for counting down from them.
+    /// When the mirror's clocks were last reported, for counting down from them. The mirror
+    /// the room was entered with arrived before the first poll, which is as soon as this
+    /// screen can tell the time; `None` until then.
     clocks_since: Option<Timestamp>,
     requests: mpsc::UnboundedSender<Request>,
     reports: std_mpsc::Receiver<Report>,
@@ -125,7 +127,7 @@ impl RemoteGame {
     /// anew.
     fn set_mirror(&mut self, now: Timestamp, mirror: Mirror) {
         let clocks = |m: &Mirror| (m.clocks(), m.clocks_running(), m.moves().len());
-        if clocks(&mirror) != clocks(&self.mirror) || self.clocks_since.is_none() {
+        if clocks(&mirror) != clocks(&self.mirror) {
             self.clocks_since = Some(now);
         }
         if mirror.moves() != self.mirror.moves() || mirror.status() != self.mirror.status() {
@@ -202,6 +204,7 @@ impl GameBackend for RemoteGame {
     }
 
     fn poll_event(&mut self, now: Timestamp) -> Option<Update> {
+        self.clocks_since.get_or_insert(now);
         while let Ok(report) = self.reports.try_recv() {
             if let Some(update) = self.take_in(now, report) {
                 return Some(update);

@@ -12,7 +12,7 @@ use xq_gui_model::{
 };
 use xq_protocol::{RoomOptions, SeatChoice};
 use xq_rules::{Color, Move, Square};
-use xq_session::Timestamp;
+use xq_session::{TimeControl, Timestamp};
 
 /// How long anything may take on the loopback before the test fails.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -92,6 +92,22 @@ fn red_seat() -> RoomOptions {
         seat: SeatChoice::Red,
         ..RoomOptions::default()
     }
+}
+
+/// Red's seat, with a minute on each clock and no increment.
+fn timed() -> RoomOptions {
+    RoomOptions {
+        time_control: TimeControl::Increment {
+            base: Duration::from_secs(60),
+            increment: Duration::ZERO,
+        },
+        ..red_seat()
+    }
+}
+
+/// Red's clock in `game` at `now`.
+fn red_clock(game: &RemoteGame, now: Timestamp) -> Duration {
+    game.clocks(now).expect("a timed game").red
 }
 
 #[test]
@@ -218,6 +234,29 @@ fn only_the_players_may_ask_for_a_rematch() {
         Err(ActionError::Backend(BackendError::NotYourSeat))
     );
     assert_eq!(watcher.notice(), Some("you do not play that side"));
+}
+
+#[test]
+fn the_running_clock_counts_down_for_the_joiner_and_a_spectator() {
+    let clock = Clock(Instant::now());
+    let network = Network::new().expect("a runtime");
+    let (host, _identity) = hosted(&network);
+    let red = connect(&network, host.own_url(), Entry::Create(timed()));
+    let code = red.code();
+    let black = connect(&network, host.own_url(), Entry::Join(code));
+    let watcher = connect(&network, host.own_url(), Entry::Spectate(code));
+    // Both entered a running game, and nothing needs to happen for Red's clock to go down.
+    for mut game in [black, watcher] {
+        let now = clock.now();
+        while game.poll_event(now).is_some() {}
+        let later = now + Duration::from_secs(10);
+        assert_eq!(
+            red_clock(&game, now) - red_clock(&game, later),
+            Duration::from_secs(10),
+            "seat {:?}",
+            game.seat()
+        );
+    }
 }
 
 #[test]
