@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use xq_gui_model::{
     Action, ActionError, BackendError, Click, Dialog, Entry, GameBackend, Host, HostConfig, Lobby,
-    Network, Pending, RemoteGame, ViewModel, Wake,
+    Network, Pending, Presence, RemoteGame, ViewModel, Wake,
 };
 use xq_protocol::{RoomOptions, SeatChoice};
 use xq_rules::{Color, Move, Square};
-use xq_session::{TimeControl, Timestamp};
+use xq_session::{Command, TimeControl, Timestamp};
 
 /// How long anything may take on the loopback before the test fails.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -102,6 +102,25 @@ fn timed() -> RoomOptions {
             increment: Duration::ZERO,
         },
         ..red_seat()
+    }
+}
+
+/// Polls `game` at `now` until `done` holds: a game's clocks count from the times it is
+/// polled at, so a test may pass any.
+fn poll_until(
+    game: &mut RemoteGame,
+    now: Timestamp,
+    what: &str,
+    done: impl Fn(&RemoteGame) -> bool,
+) {
+    let start = Instant::now();
+    loop {
+        while game.poll_event(now).is_some() {}
+        if done(game) {
+            return;
+        }
+        assert!(start.elapsed() < PATIENCE, "{what}");
+        sleep(Duration::from_millis(2));
     }
 }
 
@@ -257,6 +276,32 @@ fn the_running_clock_counts_down_for_the_joiner_and_a_spectator() {
             game.seat()
         );
     }
+}
+
+#[test]
+fn a_clock_stops_where_it_was_when_the_game_ends() {
+    let clock = Clock(Instant::now());
+    let network = Network::new().expect("a runtime");
+    let (host, _identity) = hosted(&network);
+    let mut red = connect(&network, host.own_url(), Entry::Create(timed()));
+    let _black = connect(&network, host.own_url(), Entry::Join(red.code()));
+    let start = clock.now();
+    poll_until(&mut red, start, "the game begins", |game| {
+        game.presence() == Some(Presence::Connected)
+    });
+
+    // Red thinks for 20 s on this screen's clock (the relay keeps its own), then resigns.
+    let resigned = start + Duration::from_secs(20);
+    let left = red_clock(&red, resigned);
+    assert!(left <= Duration::from_secs(40), "{left:?}");
+    red.send(resigned, Command::Resign { by: Color::Red })
+        .expect("a resignation");
+    poll_until(&mut red, resigned, "the game ends", |game| {
+        !game.status().is_ongoing()
+    });
+    // The end reports no clocks: Red's stays where it was, and stays stopped.
+    let later = resigned + Duration::from_secs(5);
+    assert_eq!(red_clock(&red, later), left);
 }
 
 #[test]
