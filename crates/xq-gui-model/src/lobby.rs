@@ -33,7 +33,8 @@ impl Lobby {
     }
 
     /// Connects to the relay at `url` and enters a room as `entry` says. The game arrives
-    /// through [`poll`](Self::poll); a bad URL is reported at once in [`error`](Self::error).
+    /// through [`poll`](Self::poll). A URL that does not parse is reported at once in
+    /// [`error`](Self::error), any other failure there once connecting gives up.
     pub fn connect(&mut self, url: &str, entry: Entry, wake: Wake) {
         self.error = None;
         let Some(network) = self.network() else {

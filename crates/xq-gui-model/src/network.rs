@@ -45,7 +45,9 @@ pub enum ConnectError {
     /// The relay URL does not parse.
     #[error("bad relay URL: {0}")]
     Url(#[source] TransportError),
-    /// The relay could not be reached or did not answer.
+    /// The relay could not be reached or did not answer, or connecting found the URL wrong
+    /// where parsing cannot tell (a host that does not resolve, a QUIC URL with no valid way
+    /// to trust the relay).
     #[error("cannot reach the relay: {0}")]
     Unreachable(#[source] ClientError),
     /// The relay refused to seat the player, or the connection failed meanwhile.
@@ -86,7 +88,10 @@ impl Network {
     ///
     /// # Errors
     ///
-    /// [`ConnectError::Url`] at once when `url` is not a transport URL.
+    /// [`ConnectError::Url`] at once when `url` does not parse as a transport URL. What only
+    /// connecting checks (that the host resolves; for QUIC, that the URL names a valid way to
+    /// trust the relay, such as a well-formed `fp`) is reported later, through the
+    /// [`Pending`], as [`ConnectError::Unreachable`].
     pub fn connect(
         &self,
         url: &str,
