@@ -2,7 +2,14 @@
 
 use std::time::Duration;
 
+/// The longest any duration of a [`Config`] counts for: a longer one (`Duration::MAX` for
+/// "never", say) is taken as this, which is as good as never and keeps every deadline a
+/// connection computes from it within what an `Instant` can hold.
+pub const LONGEST: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
 /// Settings of an endpoint and of every connection it carries.
+///
+/// Durations count for at most [`LONGEST`].
 ///
 /// Both peers should use the same [`window`](Self::window): a receiver drops (and does not
 /// acknowledge) datagrams beyond its own window, so a larger sender window only causes
@@ -69,6 +76,26 @@ pub struct Config {
     /// seed as an argument). `None` draws one from the operating system, which is what servers
     /// should do: a known seed makes cookies forgeable.
     pub rng_seed: Option<[u8; 32]>,
+}
+
+impl Config {
+    /// This configuration with every duration at most [`LONGEST`].
+    pub(crate) fn bounded(mut self) -> Self {
+        for duration in [
+            &mut self.idle_timeout,
+            &mut self.max_ack_delay,
+            &mut self.initial_rto,
+            &mut self.min_rto,
+            &mut self.max_rto,
+            &mut self.cookie_lifetime,
+        ]
+        .into_iter()
+        .chain(self.keep_alive_interval.as_mut())
+        {
+            *duration = (*duration).min(LONGEST);
+        }
+        self
+    }
 }
 
 impl Default for Config {

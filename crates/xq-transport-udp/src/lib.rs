@@ -54,7 +54,7 @@ mod error;
 pub mod proto;
 mod socket;
 
-pub use config::Config;
+pub use config::{Config, LONGEST};
 pub use connection::Connection;
 pub use endpoint::Endpoint;
 pub use error::Error;

@@ -77,8 +77,10 @@ struct Entry {
 
 impl Endpoint {
     /// Creates an endpoint. Connection ids and the cookie secret are drawn from `seed`, which
-    /// must be unpredictable for a server; `now` starts the cookie clock.
+    /// must be unpredictable for a server; `now` starts the cookie clock. Durations of `config`
+    /// beyond [`LONGEST`](crate::LONGEST) count as that.
     pub fn new(config: Config, seed: [u8; 32], now: Instant) -> Self {
+        let config = config.bounded();
         let mut rng = StdRng::from_seed(seed);
         let mut secret = [0; 32];
         rng.fill_bytes(&mut secret);

@@ -541,6 +541,29 @@ fn a_slow_reader_bounds_the_receive_buffer() {
     );
 }
 
+/// `Duration::MAX` says "never": such durations count as the longest one, and no deadline
+/// computed from them overflows.
+#[test]
+fn durations_of_never_are_taken_as_the_longest() {
+    let config = Config {
+        idle_timeout: Duration::MAX,
+        keep_alive_interval: Some(Duration::MAX),
+        max_ack_delay: Duration::MAX,
+        initial_rto: Duration::MAX,
+        max_rto: Duration::MAX,
+        cookie_lifetime: Duration::MAX,
+        ..Config::default()
+    };
+    let mut pair = Pair::new(config, 17);
+    pair.connect();
+    let sizes = [100; 50];
+    let (sent, received) = pair.transfer(Side::Client, &sizes, Duration::from_secs(60));
+    assert_eq!((sent, received.len()), (50, 50));
+    pair.run(Duration::from_secs(60), |_| false);
+    assert_eq!(pair.link(Side::Client).state(), LinkState::Connected);
+    assert_eq!(pair.client.config().idle_timeout, crate::LONGEST);
+}
+
 /// Flow control is no failure: a receiver whose application pauses for longer than the idle
 /// timeout keeps its connection, and every frame arrives once it reads again.
 #[test]
