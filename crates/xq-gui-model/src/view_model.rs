@@ -201,7 +201,8 @@ impl ViewModel {
     ///
     /// # Errors
     ///
-    /// Why nothing was sent; the same text becomes the [`notice`](Self::notice).
+    /// Why nothing was sent. A refusal by the game also becomes the [`notice`](Self::notice);
+    /// a press that never reached it (a spectator's, one behind a replay) leaves it as it was.
     pub fn act(&mut self, now: Timestamp, action: Action) -> Result<Command, ActionError> {
         let game = self.playing()?;
         let by = action
@@ -236,7 +237,8 @@ impl ViewModel {
     ///
     /// # Errors
     ///
-    /// Why nothing was sent; the same text becomes the [`notice`](Self::notice).
+    /// Why nothing was sent. A refusal by the game also becomes the [`notice`](Self::notice);
+    /// with no dialog open, nothing was attempted and the notice stays as it was.
     pub fn answer(&mut self, now: Timestamp, accept: bool) -> Result<Command, ActionError> {
         let command = self
             .shown
