@@ -1,5 +1,6 @@
 //! `xq bot`: a client that enters a room and plays legal moves until the game ends.
 
+use std::io::{self, Write};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -97,7 +98,7 @@ async fn play(args: BotArgs) -> Result<()> {
         .await
         .with_context(|| format!("connecting to {}", args.url))?;
     let room = enter(&client, &args).await.context("entering a room")?;
-    println!("room: {}", room.code);
+    writeln!(io::stdout(), "room: {}", room.code)?;
     let seat = room
         .seat
         .context("the relay seated the bot as a spectator")?;
@@ -112,7 +113,7 @@ async fn play(args: BotArgs) -> Result<()> {
         if let Some(mirror) = client.mirror() {
             if let Some(result) = mirror.status().result() {
                 let token = pgn::result_token(Some(result.outcome()));
-                println!("result: {token} ({result})");
+                writeln!(io::stdout(), "result: {token} ({result})")?;
                 client.close().await;
                 return Ok(());
             }

@@ -10,6 +10,7 @@
 //! as the relay does, when a game is over and a rematch is due.
 
 use std::future::Future;
+use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket as StdUdpSocket};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -53,8 +54,8 @@ pub(crate) struct LoadArgs {
     /// `mem://` names a listener inside one process, so it cannot reach a relay from here.
     #[arg(required_unless_present = "baseline")]
     url: Option<String>,
-    /// Concurrent matches (two clients each).
-    #[arg(long, default_value_t = 100)]
+    /// Concurrent matches (two clients each), up to a million.
+    #[arg(long, default_value_t = 100, value_parser = counts(1_000_000))]
     matches: usize,
     /// How long to measure, in seconds (with `--idle`: how long the idle matches settle
     /// before the relay's memory is read).
@@ -87,32 +88,51 @@ pub(crate) struct LoadArgs {
     #[arg(long, conflicts_with = "url")]
     baseline: bool,
     /// Matches being set up at once (each makes two handshakes).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = counts(100_000))]
     connect_concurrency: usize,
     /// Clients that share one socket and its driver. A real client has a socket of its own
     /// (1); sharing batches the load generator's datagrams, so that it takes less of the CPU
     /// it shares with the relay.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = counts(100_000))]
     clients_per_socket: usize,
     /// Worker threads of the load generator (default: one per core).
-    #[arg(long)]
+    #[arg(long, value_parser = counts(1_024))]
     threads: Option<usize>,
+}
+
+/// A count from 1 to `most`: zero does nothing, and a count beyond what the machine can hold
+/// would only fail later, less clearly.
+fn counts(most: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..=most)
+}
+
+/// `seconds` as a duration, if it is one (finite, not negative, not beyond what a duration
+/// holds).
+fn duration(seconds: f64, what: &str) -> Result<Duration> {
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| anyhow::anyhow!("{what} must be a number of seconds, not {seconds}"))
 }
 
 /// Runs the benchmark and prints its `key: value` lines.
 pub(crate) fn load(args: LoadArgs) -> Result<()> {
-    ensure!(args.matches > 0, "--matches must be at least 1");
     ensure!(
-        args.seconds > 0.0 && args.warmup >= 0.0,
-        "--seconds must be positive and --warmup not negative"
+        !duration(args.seconds, "--seconds")?.is_zero(),
+        "--seconds must be positive"
     );
-    ensure!(
-        args.rate.is_none_or(|rate| rate > 0.0),
-        "--rate must be positive"
-    );
+    duration(args.warmup, "--warmup")?;
+    if let Some(rate) = args.rate {
+        ensure!(
+            rate.is_finite() && rate > 0.0,
+            "--rate must be a positive number"
+        );
+        ensure!(
+            Duration::try_from_secs_f64(args.matches as f64 / rate).is_ok(),
+            "--rate is too small: each match would wait longer than a duration holds"
+        );
+    }
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if let Some(threads) = args.threads {
-        runtime.worker_threads(threads.max(1));
+        runtime.worker_threads(threads);
     }
     runtime
         .enable_all()
@@ -386,47 +406,52 @@ impl Report {
                 .copied()
                 .unwrap_or(0)
         };
-        println!("mode: {mode}");
-        println!("transport: {transport}");
-        println!("matches: {}", self.matches);
-        println!("seated: {}", self.seated);
+        let mut out = io::stdout().lock();
+        writeln!(out, "mode: {mode}")?;
+        writeln!(out, "transport: {transport}")?;
+        writeln!(out, "matches: {}", self.matches)?;
+        writeln!(out, "seated: {}", self.seated)?;
         if !args.idle {
             if let Some(rate) = args.rate {
-                println!("offered_moves/s: {rate:.0}");
+                writeln!(out, "offered_moves/s: {rate:.0}")?;
             }
-            println!("seconds: {seconds:.2}");
-            println!("moves: {moves}");
-            println!("games: {games}");
-            println!("moves/s: {:.0}", moves as f64 / seconds);
-            println!("latency_p50_us: {}", percentile(0.50));
-            println!("latency_p99_us: {}", percentile(0.99));
-            println!("latency_max_us: {}", latencies.last().copied().unwrap_or(0));
+            writeln!(out, "seconds: {seconds:.2}")?;
+            writeln!(out, "moves: {moves}")?;
+            writeln!(out, "games: {games}")?;
+            writeln!(out, "moves/s: {:.0}", moves as f64 / seconds)?;
+            writeln!(out, "latency_p50_us: {}", percentile(0.50))?;
+            writeln!(out, "latency_p99_us: {}", percentile(0.99))?;
+            writeln!(
+                out,
+                "latency_max_us: {}",
+                latencies.last().copied().unwrap_or(0)
+            )?;
         }
-        println!("errors: {}", self.errors);
+        writeln!(out, "errors: {}", self.errors)?;
         // CPU time per move holds still when other work on the machine takes cores away,
         // where moves per second do not.
         let per_move = |percent: f64| percent / 100.0 * seconds * 1e6 / moves.max(1) as f64;
         if let Some(cpu) = self.load_cpu {
-            println!("load_cpu_percent: {cpu:.0}");
+            writeln!(out, "load_cpu_percent: {cpu:.0}")?;
             if !args.idle {
-                println!("load_cpu_us_per_move: {:.1}", per_move(cpu));
+                writeln!(out, "load_cpu_us_per_move: {:.1}", per_move(cpu))?;
             }
         }
         if let Some(cpu) = self.relay_cpu.filter(|_| !args.idle) {
-            println!("relay_cpu_percent: {cpu:.0}");
-            println!("relay_cpu_us_per_move: {:.1}", per_move(cpu));
+            writeln!(out, "relay_cpu_percent: {cpu:.0}")?;
+            writeln!(out, "relay_cpu_us_per_move: {:.1}", per_move(cpu))?;
         }
         // In the baseline the forwarder is a thread of this process: its memory is not its own.
         let rss = |value: Option<u64>| value.filter(|_| !args.baseline);
         if let Some(before) = rss(self.relay_rss_before) {
-            println!("relay_rss_before_bytes: {before}");
+            writeln!(out, "relay_rss_before_bytes: {before}")?;
         }
         if let Some(after) = rss(self.relay_rss) {
-            println!("relay_rss_bytes: {after}");
+            writeln!(out, "relay_rss_bytes: {after}")?;
         }
         if let (Some(before), Some(after)) = (rss(self.relay_rss_before), rss(self.relay_rss)) {
             let per_match = after.saturating_sub(before) / self.matches as u64;
-            println!("relay_rss_per_match_bytes: {per_match}");
+            writeln!(out, "relay_rss_per_match_bytes: {per_match}")?;
         }
         ensure!(self.seated > 0, "no match could be set up");
         Ok(())

@@ -27,7 +27,9 @@ enum Command {
     Perft {
         /// A FEN, or `startpos`.
         position: String,
-        /// Plies to search.
+        /// Plies to search, up to 16 (each ply multiplies the time by some 40: depth 8 from
+        /// the start already takes an hour).
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=16))]
         depth: u32,
         /// Also print each first move (ICCS) with its count, one per line, before the total.
         #[arg(long)]
@@ -70,7 +72,7 @@ enum Command {
         /// A FEN, or `startpos`.
         position: String,
     },
-    /// Steps through a PGN record: one line per ply, `<ply> <iccs> <fen after the move>`, then
+    /// Steps through a PGN record: one line per ply, `<ply> <iccs> <wxf> <fen after the move>`, then
     /// `result <1-0|0-1|1/2-1/2|*>` followed by the termination, if the record gives one.
     Replay {
         /// The PGN file.
@@ -81,7 +83,7 @@ enum Command {
     Bot(bot::BotArgs),
     /// Plays many matches at once against a relay and prints `key: value` lines: `moves/s`,
     /// `latency_p50_us` and `latency_p99_us` (a move sent until the opponent receives its
-    /// event), `errors`, and the relay's CPU and memory per match with `--relay-pid`.
+    /// event), `errors`, and with `--relay-pid` the relay's CPU per move and memory per match.
     Load(load::LoadArgs),
 }
 

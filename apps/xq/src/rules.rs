@@ -92,7 +92,7 @@ fn play_moves(
 
 pub(crate) fn play(position: &str, moves: &[String]) -> Result<()> {
     let pos = play_moves(parse_position(position)?, moves, |_, _| {})?;
-    println!("{}", Fen::from_position(&pos));
+    writeln!(io::stdout(), "{}", Fen::from_position(&pos))?;
     Ok(())
 }
 
@@ -106,13 +106,14 @@ pub(crate) fn notate(
     play_moves(parse_position(position)?, moves, |pos, mv| {
         words.push(write(pos, mv));
     })?;
-    println!("{}", words.join(" "));
+    writeln!(io::stdout(), "{}", words.join(" "))?;
     Ok(())
 }
 
 pub(crate) fn show(position: &str) -> Result<()> {
     let pos = parse_position(position)?;
-    print!("{}", diagram::render(&pos));
-    println!("{} to move: {}", pos.turn(), status(&pos));
+    let mut out = io::stdout().lock();
+    write!(out, "{}", diagram::render(&pos))?;
+    writeln!(out, "{} to move: {}", pos.turn(), status(&pos))?;
     Ok(())
 }

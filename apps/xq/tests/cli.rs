@@ -131,7 +131,33 @@ fn bad_input_is_reported_not_panicked_on() {
     let err = fails(&["moves", "4k4/9/9/9/9/9/9/9/9/4K4 w"], "");
     assert!(err.contains("generals face"), "{err}");
     fails(&["perft", "startpos", "-1"], "");
+    // Deeper than any perft that ends (and than the stack holds): refused, not run.
+    let err = fails(&["perft", "startpos", "100000"], "");
+    assert!(err.contains("0..=16"), "{err}");
     fails(&["frobnicate"], "");
+}
+
+/// Output that cannot be written (a full disk, a closed pipe) is an error, not a panic.
+#[test]
+fn a_failing_standard_output_is_reported() {
+    let commands: [&[&str]; 5] = [
+        &["show", "startpos"],
+        &["play", "startpos", "h2e2"],
+        &["wxf", "startpos", "h2e2"],
+        &["chinese", "startpos", "h2e2"],
+        &["moves", "startpos"],
+    ];
+    for args in commands {
+        let full = std::fs::File::create("/dev/full").unwrap_or_else(|e| panic!("{e}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_xq"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap_or_else(|e| panic!("spawn xq: {e}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("No space left"), "{args:?}: {err}");
+    }
 }
 
 #[test]

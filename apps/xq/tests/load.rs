@@ -173,6 +173,33 @@ async fn runs_the_raw_udp_baseline() {
     .expect("the test finished in time");
 }
 
+/// Numbers no run could use are refused at once, with the flag named, never panicked on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refuses_numbers_it_cannot_use() {
+    let cases: [&[&str]; 6] = [
+        &["--seconds", "inf"],
+        &["--seconds", "0"],
+        &["--warmup", "1e300"],
+        &["--rate", "1e-300"],
+        &["--rate", "inf"],
+        &["--matches", "18446744073709551615"],
+    ];
+    for case in cases {
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq"))
+            .args(["load", "--baseline", "--matches", "1"])
+            .args(case)
+            .output()
+            .await
+            .unwrap_or_else(|e| panic!("spawn xq: {e}"));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{case:?} was accepted");
+        assert!(
+            stderr.contains(case[0]) && !stderr.contains("panicked"),
+            "{case:?}: {stderr}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refuses_mem_urls() {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq"))
