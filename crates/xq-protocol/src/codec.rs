@@ -1,8 +1,9 @@
 //! The one codec: a version byte, then the message in bincode's standard configuration.
 //!
 //! Decoding is bounded: no frame over [`MAX_FRAME_SIZE`] is looked at, no length inside one can
-//! claim more than that, and bytes left over after the message are an error (bincode itself
-//! would ignore them silently).
+//! make it allocate more than that (a text's length counts against the frame's bytes, and a
+//! list reserves room for at most a frame's worth of items before they arrive), and bytes left
+//! over after the message are an error (bincode itself would ignore them silently).
 //!
 //! Decoding is also strict: a message has exactly one frame, the one [`encode`] writes, and
 //! any other frame that would decode to it is refused, so that no two frames mean the same
@@ -11,8 +12,11 @@
 //! (a join code in lower case, a FEN not in its normal form); on the wire, only the form
 //! [`encode`] writes is a message.
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{DeserializeOwned, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::PROTOCOL_VERSION;
 
@@ -23,6 +27,37 @@ pub const MAX_FRAME_SIZE: usize = 64 * 1024;
 /// New frames start with this much room, and decoding checks a message this short without
 /// allocating.
 const SMALL_FRAME: usize = 128;
+
+/// Deserializes a list without trusting its claimed length for more than a frame's worth of
+/// room: bincode checks text lengths against the frame limit but not list lengths, and serde
+/// would reserve up to a mebibyte for a list that a 100-byte frame claims to hold. The list
+/// still grows to whatever the frame really holds.
+pub(crate) fn bounded_vec<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Bounded<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Bounded<T> {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let room = MAX_FRAME_SIZE / size_of::<T>().max(1);
+            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(room));
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            Ok(items)
+        }
+    }
+
+    deserializer.deserialize_seq(Bounded(PhantomData))
+}
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<MAX_FRAME_SIZE>()
@@ -148,5 +183,70 @@ fn is_canonical<M: Serialize>(msg: &M, body: &[u8]) -> bool {
         written.is_ok_and(|len| small[..len] == *body)
     } else {
         bincode::serde::encode_to_vec(msg, bincode::config::standard()).is_ok_and(|v| v == body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::value::Error;
+    use serde::de::{DeserializeSeed, IntoDeserializer};
+
+    use super::*;
+
+    /// A list that claims `claimed` items and holds `left` (sevens).
+    struct Claims {
+        claimed: usize,
+        left: usize,
+    }
+
+    impl<'de> SeqAccess<'de> for Claims {
+        type Error = Error;
+
+        fn next_element_seed<S: DeserializeSeed<'de>>(
+            &mut self,
+            seed: S,
+        ) -> Result<Option<S::Value>, Error> {
+            if self.left == 0 {
+                return Ok(None);
+            }
+            self.left -= 1;
+            seed.deserialize(7_u8.into_deserializer()).map(Some)
+        }
+
+        fn size_hint(&self) -> Option<usize> {
+            Some(self.claimed)
+        }
+    }
+
+    impl<'de> Deserializer<'de> for Claims {
+        type Error = Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            visitor.visit_seq(self)
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+            enum identifier ignored_any
+        }
+    }
+
+    #[test]
+    fn a_lists_claimed_length_reserves_at_most_a_frames_worth() -> Result<(), Error> {
+        let lying = Claims {
+            claimed: usize::MAX,
+            left: 3,
+        };
+        let items: Vec<u8> = bounded_vec(lying)?;
+        assert_eq!(items, [7, 7, 7]);
+        assert!(items.capacity() <= MAX_FRAME_SIZE, "{}", items.capacity());
+        let honest = Claims {
+            claimed: 3,
+            left: 3,
+        };
+        let items: Vec<u8> = bounded_vec(honest)?;
+        assert_eq!(items.capacity(), 3, "an honest claim is reserved at once");
+        Ok(())
     }
 }

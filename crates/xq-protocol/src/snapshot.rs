@@ -17,6 +17,7 @@ pub struct Snapshot {
     /// The match's configuration, including its start position.
     pub config: MatchConfig,
     /// The moves played so far, in order.
+    #[serde(deserialize_with = "crate::codec::bounded_vec")]
     pub moves: Vec<Move>,
     /// Time left on each clock when the snapshot was taken (`None` for untimed matches).
     pub clocks: Option<ByColor<Duration>>,
