@@ -163,6 +163,7 @@ impl Connection {
                     stream: recv,
                     decoder: Decoder::new(max_frame_size),
                     chunk: Bytes::new(),
+                    closed: false,
                 }),
                 max_frame_size,
                 frames_sent: AtomicU64::new(0),
@@ -291,6 +292,7 @@ impl Connection {
     /// that does not answer is given up on after about a second. Later calls to `send` and `recv`
     /// fail with [`Error::ClosedLocally`].
     pub async fn close(&self) {
+        lock(&self.inner.recv).closed = true;
         let drained = timeout(CLOSE_LINGER, async {
             let mut sender = self.inner.send.lock().await;
             sender.flush().await?;
@@ -387,6 +389,9 @@ struct Receiver {
     stream: RecvStream,
     decoder: Decoder,
     chunk: Bytes,
+    /// Set by [`Connection::close`]: frames received but not yet read are dropped with the
+    /// connection, as the close promises, rather than handed out afterwards.
+    closed: bool,
 }
 
 impl Receiver {
@@ -394,6 +399,9 @@ impl Receiver {
     /// Nothing is lost between polls: the decoder keeps a partial frame, and a chunk is only
     /// taken from the stream once it is ready.
     fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Error>> {
+        if self.closed {
+            return Poll::Ready(Err(Error::ClosedLocally));
+        }
         loop {
             let decoded = self
                 .decoder

@@ -216,6 +216,28 @@ async fn a_graceful_close_is_seen_after_the_last_frame() -> TestResult {
     .await
 }
 
+/// Frames that arrived but were not read before `close` are not handed out after it.
+#[tokio::test]
+async fn recv_after_close_fails_even_with_frames_unread() -> TestResult {
+    within(async {
+        let (client, server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        for i in 0..3u8 {
+            client.send(vec![i]).await?;
+        }
+        // Returns once the server has acknowledged every frame: all three are there to read.
+        client.close().await;
+        assert_eq!(server.recv().await?, [0]);
+        server.close().await;
+        let received = server.recv().await;
+        assert!(
+            matches!(received, Err(Error::ClosedLocally)),
+            "{received:?}"
+        );
+        Ok(())
+    })
+    .await
+}
+
 #[tokio::test]
 async fn a_dead_peer_is_detected_within_the_idle_timeout() -> TestResult {
     within(async {
