@@ -218,10 +218,7 @@ impl Connection {
         // complete is cancel-safe (`flush` keeps the rest in `pending`).
         let poll = pin!(sender.flush()).poll(&mut Context::from_waker(Waker::noop()));
         match poll {
-            Poll::Ready(Err(error)) => {
-                sender.pending.clear();
-                return Err(error);
-            }
+            Poll::Ready(Err(error)) => return Err(error),
             Poll::Ready(Ok(())) => {}
             Poll::Pending => {
                 drop(sender);
@@ -367,11 +364,19 @@ struct Sender {
 impl Sender {
     /// Writes what is left of the pending frame. Cancel-safe: each write that completes advances
     /// `pending`, and one that does not complete writes nothing.
+    ///
+    /// A failed write drops the rest: the stream is dead, and a frame left pending would make
+    /// `try_send` report a full buffer forever instead of the failure.
     async fn flush(&mut self) -> Result<(), Error> {
         while !self.pending.is_empty() {
-            self.stream
+            let written = self
+                .stream
                 .write_chunks(slice::from_mut(&mut self.pending))
-                .await?;
+                .await;
+            if let Err(error) = written {
+                self.pending.clear();
+                return Err(error.into());
+            }
         }
         Ok(())
     }

@@ -238,6 +238,24 @@ async fn recv_after_close_fails_even_with_frames_unread() -> TestResult {
     .await
 }
 
+/// A frame that failed to go out does not stay behind looking like a full buffer: `try_send`
+/// reports what is wrong with the connection.
+#[tokio::test]
+async fn try_send_after_a_failed_send_reports_the_failure() -> TestResult {
+    within(async {
+        let (client, _server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        client.close().await;
+        assert!(matches!(
+            client.send(vec![1]).await,
+            Err(Error::ClosedLocally)
+        ));
+        let queued = client.try_send(vec![2]);
+        assert!(matches!(queued, Err(Error::ClosedLocally)), "{queued:?}");
+        Ok(())
+    })
+    .await
+}
+
 #[tokio::test]
 async fn a_dead_peer_is_detected_within_the_idle_timeout() -> TestResult {
     within(async {
