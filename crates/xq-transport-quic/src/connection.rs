@@ -15,7 +15,7 @@ use quinn::{Endpoint, RecvStream, SendStream, VarInt};
 use tokio::sync::Mutex;
 use tokio::time::timeout;
 
-use crate::error::{CLOSE_GRACEFUL, CLOSE_PROTOCOL};
+use crate::error::{CLOSE_DROPPED, CLOSE_GRACEFUL, CLOSE_PROTOCOL};
 use crate::framing::{self, Decoder, Oversized, STREAM_HEADER};
 use crate::{ClientConfig, Error, socket, tls};
 
@@ -127,6 +127,20 @@ async fn open(
 #[derive(Debug, Clone)]
 pub struct Connection {
     inner: Arc<Inner>,
+    /// Shared by the clones only, so that it goes with the last of them.
+    _close_on_drop: Arc<CloseOnDrop>,
+}
+
+/// Closes the connection abruptly once the last [`Connection`] clone is gone. Dropping `Inner`
+/// would not do: a background flush started by [`Connection::try_send`] holds it, and would keep
+/// an abandoned connection alive, keep-alives and all, for as long as the peer does not read.
+#[derive(Debug)]
+struct CloseOnDrop(quinn::Connection);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close(VarInt::from_u32(CLOSE_DROPPED), b"");
+    }
 }
 
 #[derive(Debug)]
@@ -153,6 +167,7 @@ impl Connection {
         endpoint: Option<Endpoint>,
     ) -> Self {
         Self {
+            _close_on_drop: Arc::new(CloseOnDrop(conn.clone())),
             inner: Arc::new(Inner {
                 conn,
                 send: Mutex::new(Sender {
@@ -223,6 +238,8 @@ impl Connection {
             Poll::Pending => {
                 drop(sender);
                 let inner = Arc::clone(&self.inner);
+                // Without a `Connection`: dropping the last handle still closes the connection,
+                // which fails this write and ends the task.
                 tokio::spawn(async move {
                     // A failure ends the connection, which `recv` reports.
                     let _ = inner.send.lock().await.flush().await;

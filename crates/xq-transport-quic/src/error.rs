@@ -8,8 +8,10 @@ use rustls::pki_types::pem;
 
 use crate::Fingerprint;
 
-/// Application error code sent by [`Connection::close`](crate::Connection::close). Zero is left
-/// to quinn, which sends it when the last handle to a connection is dropped.
+/// Application error code sent when the last handle to a [`Connection`](crate::Connection) is
+/// dropped without closing it: zero, which quinn also sends when it drops a connection itself.
+pub(crate) const CLOSE_DROPPED: u32 = 0;
+/// Application error code sent by [`Connection::close`](crate::Connection::close).
 pub(crate) const CLOSE_GRACEFUL: u32 = 1;
 /// Application error code sent when the peer broke the framing protocol.
 pub(crate) const CLOSE_PROTOCOL: u32 = 2;

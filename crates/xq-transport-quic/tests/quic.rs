@@ -256,6 +256,35 @@ async fn try_send_after_a_failed_send_reports_the_failure() -> TestResult {
     .await
 }
 
+/// A `try_send` whose frame is still being written in the background when the last handle is
+/// dropped does not keep the connection alive.
+#[tokio::test]
+async fn dropping_the_last_handle_closes_even_during_a_background_write() -> TestResult {
+    within(async {
+        let (client, server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        // The server reads nothing, so flow control soon leaves a frame half written.
+        let mut queued = 0;
+        while client.try_send(vec![0; 1000]).is_ok() {
+            queued += 1;
+            assert!(queued < 200_000, "never full");
+        }
+        drop(client);
+        // Keep-alives would hold a connection that is still open well past this.
+        let noticed = timeout(Duration::from_secs(3), async {
+            while server.send(vec![0]).await.is_ok() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(
+            noticed.is_ok(),
+            "still open after its last handle was dropped"
+        );
+        Ok(())
+    })
+    .await
+}
+
 #[tokio::test]
 async fn a_dead_peer_is_detected_within_the_idle_timeout() -> TestResult {
     within(async {
