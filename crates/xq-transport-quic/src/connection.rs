@@ -332,6 +332,12 @@ impl Connection {
         }
     }
 
+    /// Closes the connection at once with `code`, waiting for nothing: for a connection that was
+    /// never handed out, so has nothing to deliver.
+    pub(crate) fn close_now(&self, code: u32, reason: &[u8]) {
+        self.inner.conn.close(VarInt::from_u32(code), reason);
+    }
+
     /// The peer's address. It can change if the peer migrates to another address.
     #[must_use]
     pub fn peer_addr(&self) -> SocketAddr {

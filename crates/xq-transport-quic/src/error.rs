@@ -15,6 +15,9 @@ pub(crate) const CLOSE_DROPPED: u32 = 0;
 pub(crate) const CLOSE_GRACEFUL: u32 = 1;
 /// Application error code sent when the peer broke the framing protocol.
 pub(crate) const CLOSE_PROTOCOL: u32 = 2;
+/// Application error code sent to a client whose connection was still waiting for
+/// [`Listener::accept`](crate::Listener::accept) when the listener closed.
+pub(crate) const CLOSE_LISTENER: u32 = 3;
 
 /// Why a QUIC listener or connection operation failed.
 #[derive(Debug, thiserror::Error)]

@@ -10,19 +10,21 @@ use tokio::sync::{Mutex, mpsc};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio::time::timeout;
 
-use crate::error::CLOSE_PROTOCOL;
+use crate::error::{CLOSE_LISTENER, CLOSE_PROTOCOL};
 use crate::framing::STREAM_HEADER;
 use crate::{Connection, Error, Fingerprint, ServerConfig, socket, tls};
 
-/// How many handshaken connections may wait for [`Listener::accept`] before handshakes pause.
-const ACCEPT_QUEUE: usize = 32;
+/// How many handshaken connections may wait for [`Listener::accept`]. While that many wait, no
+/// new handshake starts: further clients wait in quinn's queue, and give up after their idle
+/// timeout. Handshakes already under way finish and wait too.
+pub(crate) const ACCEPT_QUEUE: usize = 32;
 
 /// A QUIC server endpoint that accepts connections.
 ///
 /// Handshakes run in the background, concurrently, so a slow or malicious client cannot hold up
 /// the others; [`accept`](Self::accept) returns connections whose stream is open and whose
-/// header checked out. Closing or dropping the listener stops accepting but leaves accepted
-/// connections open.
+/// header checked out. Closing or dropping the listener stops accepting, closes the connections
+/// it has not handed out yet, and leaves accepted ones open.
 #[derive(Debug)]
 pub struct Listener {
     endpoint: Endpoint,
@@ -85,20 +87,34 @@ impl Listener {
     /// [`Error::ListenerClosed`] once the listener is closed.
     pub async fn accept(&self) -> Result<Connection, Error> {
         let mut ready = self.ready.lock().await;
-        let connection = ready.recv().await;
-        match connection {
-            Some(connection) if !self.closed.load(Ordering::Acquire) => Ok(connection),
-            _ => Err(Error::ListenerClosed),
+        if !self.closed.load(Ordering::Acquire) {
+            // Closing wakes this by ending the channel, unless a last connection slipped in.
+            if let Some(connection) = ready.recv().await {
+                if !self.closed.load(Ordering::Acquire) {
+                    return Ok(connection);
+                }
+                refuse(&connection);
+            }
         }
+        // `close` could not drain the queue while this held it.
+        refuse_queued(&mut ready);
+        Err(Error::ListenerClosed)
     }
 
     /// Stops accepting connections; pending and later [`accept`](Self::accept) calls fail.
     ///
-    /// Connections already accepted stay open.
+    /// Clients whose connections were never accepted are closed (they see
+    /// [`Error::Connection`]) rather than left idling on keep-alives. Connections already
+    /// accepted stay open.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.endpoint.set_server_config(None);
-        // Dropping the task's sender and handshakes ends the channel, waking `accept`.
+        // A pending `accept` holds the queue; it drains it itself once woken.
+        if let Ok(mut ready) = self.ready.try_lock() {
+            refuse_queued(&mut ready);
+        }
+        // Dropping the task's sender and handshakes ends the channel, waking `accept`, and
+        // closes the connections still in their handshake.
         self.handshakes.abort();
     }
 }
@@ -106,6 +122,19 @@ impl Listener {
 impl Drop for Listener {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// Closes `connection`, which the listener will never hand out, telling its client why.
+fn refuse(connection: &Connection) {
+    connection.close_now(CLOSE_LISTENER, b"listener closed");
+}
+
+/// Closes the queue and every connection still in it.
+fn refuse_queued(ready: &mut mpsc::Receiver<Connection>) {
+    ready.close();
+    while let Ok(connection) = ready.try_recv() {
+        refuse(&connection);
     }
 }
 
@@ -122,11 +151,21 @@ async fn run_handshakes(
         tokio::select! {
             incoming = endpoint.accept() => {
                 let Some(incoming) = incoming else { break };
+                // The client waits, unanswered, while the queue is full. A closed queue means
+                // the listener is gone.
+                if ready.reserve().await.is_err() {
+                    break;
+                }
                 let ready = ready.clone();
                 handshakes.spawn(async move {
                     match handshake(incoming, max_frame_size, stream_timeout).await {
-                        // A closed queue means the listener is gone; the connection drops.
-                        Ok(connection) => drop(ready.send(connection).await),
+                        Ok(connection) => {
+                            if let Err(mpsc::error::SendError(connection)) =
+                                ready.send(connection).await
+                            {
+                                refuse(&connection);
+                            }
+                        }
                         Err(error) => tracing::debug!(%error, "dropping incoming connection"),
                     }
                 });
@@ -166,5 +205,73 @@ async fn handshake(
             conn.close(VarInt::from_u32(CLOSE_PROTOCOL), b"no valid stream");
             Err(error)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::pin;
+
+    use quinn::ConnectionError;
+
+    use super::*;
+    use crate::tests::listener;
+    use crate::{ClientConfig, Verify, connect};
+
+    fn client() -> ClientConfig {
+        ClientConfig::new(Verify::Insecure, "localhost")
+    }
+
+    /// Waits until `count` handshaken connections wait for `accept`.
+    async fn queued(listener: &Listener, count: usize) {
+        while listener.ready.lock().await.len() < count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn closing_closes_the_connections_never_accepted() {
+        let listener = listener(1024).await;
+        let client = connect(listener.local_addr(), client())
+            .await
+            .expect("connect");
+        queued(&listener, 1).await;
+        listener.close();
+        // Keep-alives would hold a connection that is still open well past this.
+        let ended = timeout(Duration::from_secs(3), client.recv())
+            .await
+            .expect("the client is still connected");
+        assert!(
+            matches!(&ended, Err(Error::Connection(ConnectionError::ApplicationClosed(close)))
+                if close.error_code == VarInt::from_u32(CLOSE_LISTENER)),
+            "{ended:?}"
+        );
+        assert!(matches!(
+            listener.accept().await,
+            Err(Error::ListenerClosed)
+        ));
+    }
+
+    #[tokio::test]
+    async fn handshakes_wait_while_the_accept_queue_is_full() {
+        let listener = listener(1024).await;
+        let mut waiting = Vec::new();
+        for _ in 0..ACCEPT_QUEUE {
+            waiting.push(
+                connect(listener.local_addr(), client())
+                    .await
+                    .expect("connect"),
+            );
+        }
+        queued(&listener, ACCEPT_QUEUE).await;
+        let mut late = pin!(connect(listener.local_addr(), client()));
+        assert!(
+            timeout(Duration::from_millis(300), &mut late)
+                .await
+                .is_err(),
+            "a handshake completed with the accept queue full"
+        );
+        listener.accept().await.expect("accept");
+        late.await.expect("connect once there is room");
     }
 }

@@ -12,7 +12,7 @@ use crate::{Error, Identity, Listener, ServerConfig, TransportConfig, Verify, tl
 
 const LIMIT: Duration = Duration::from_secs(10);
 
-async fn listener(max_frame_size: u32) -> Listener {
+pub(crate) async fn listener(max_frame_size: u32) -> Listener {
     let dir = tempfile::tempdir().expect("temporary directory");
     let identity = Identity::load_or_generate(dir.path(), &["localhost"]).expect("identity");
     let mut config = ServerConfig::new(identity);
