@@ -30,9 +30,10 @@ impl Identity {
     ///
     /// The directory holds [`CERT_FILE`] and [`KEY_FILE`]. When the certificate file is absent, a
     /// new self-signed certificate valid for `server_names` (DNS names or IP addresses) is
-    /// generated, the directory is created if needed, and the key is written first (readable by
-    /// the owner only, on Unix) so that a certificate on disk always has its key. When present,
-    /// both files are loaded as they are, so an operator can replace them with a CA-signed chain.
+    /// generated, the directory is created if needed, and the key is written first, to a new file
+    /// readable by the owner only (on Unix) that replaces any key file left there, so that a
+    /// certificate on disk always has its key. When present, both files are loaded as they are,
+    /// so an operator can replace them with a CA-signed chain.
     ///
     /// # Errors
     ///
@@ -145,8 +146,14 @@ pub enum IdentityError {
 
 /// Writes `contents` to a new file that only the owner can read, where the platform allows it.
 fn write_private(path: &Path, contents: &str) -> io::Result<()> {
+    // A file already there would keep its permissions, and whoever has it open would read the
+    // new contents: it goes, and a new one is made in its place.
+    match fs::remove_file(path) {
+        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+        _ => {}
+    }
     let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options.open(path)?.write_all(contents.as_bytes())

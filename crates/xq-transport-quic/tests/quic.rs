@@ -347,6 +347,26 @@ fn the_identity_is_persisted_and_reused() -> TestResult {
     Ok(())
 }
 
+/// A key file left behind with other permissions (say, by a copy or an editor) does not pass
+/// them on to a newly generated key.
+#[cfg(unix)]
+#[test]
+fn a_generated_key_is_private_even_over_an_old_file() -> TestResult {
+    use std::fs::{self, Permissions};
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir()?;
+    let key = dir.path().join(KEY_FILE);
+    fs::write(&key, "old")?;
+    fs::set_permissions(&key, Permissions::from_mode(0o644))?;
+    let generated = Identity::load_or_generate(dir.path(), &["localhost"])?;
+    let mode = fs::metadata(&key)?.permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
+    let loaded = Identity::load_or_generate(dir.path(), &["localhost"])?;
+    assert_eq!(loaded.fingerprint(), generated.fingerprint());
+    Ok(())
+}
+
 #[tokio::test]
 async fn a_reloaded_identity_keeps_its_pin_valid() -> TestResult {
     within(async {
