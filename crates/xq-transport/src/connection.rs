@@ -77,7 +77,7 @@ pub trait Listener: Send + Sync {
     /// 0 was asked for) and, for QUIC, the certificate fingerprint to pin.
     fn local_url(&self) -> String;
 
-    /// Stops accepting. Established connections stay open.
+    /// Stops accepting. Connections already accepted stay open.
     fn close(&self);
 }
 

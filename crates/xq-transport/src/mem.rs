@@ -226,7 +226,8 @@ impl Connection for MemConnection {
     }
 }
 
-/// A named in-memory listener. Closing or dropping it frees the name.
+/// A named in-memory listener. Closing or dropping it frees the name and ends the connections
+/// it has not handed out yet: their clients see [`TransportError::ConnectionLost`].
 pub struct MemListener {
     name: String,
     sender: mpsc::Sender<MemConnection>,
@@ -235,6 +236,13 @@ pub struct MemListener {
 }
 
 impl MemListener {
+    /// Ends the queue and every connection waiting in it: dropping the listener's end is what
+    /// tells a client that nobody will ever serve it.
+    fn drop_queued(incoming: &mut mpsc::Receiver<MemConnection>) {
+        incoming.close();
+        while incoming.try_recv().is_ok() {}
+    }
+
     fn unregister(&self) {
         let mut listeners = registry();
         if listeners
@@ -292,17 +300,16 @@ pub fn connect(name: &str, options: &Options) -> Result<MemConnection, Transport
 impl Listener for MemListener {
     async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError> {
         let mut closed = self.closed.subscribe();
-        if *closed.borrow_and_update() {
-            return Err(TransportError::ListenerClosed);
-        }
         let mut incoming = self.incoming.lock().await;
-        tokio::select! {
-            conn = incoming.recv() => match conn {
-                Some(conn) => Ok(Arc::new(conn)),
-                None => Err(TransportError::ListenerClosed),
-            },
-            _ = closed.changed() => Err(TransportError::ListenerClosed),
+        if !*closed.borrow_and_update() {
+            tokio::select! {
+                Some(conn) = incoming.recv() => return Ok(Arc::new(conn)),
+                _ = closed.changed() => {}
+            }
         }
+        // `close` could not drain the queue while this held it.
+        Self::drop_queued(&mut incoming);
+        Err(TransportError::ListenerClosed)
     }
 
     fn local_url(&self) -> String {
@@ -312,6 +319,10 @@ impl Listener for MemListener {
     fn close(&self) {
         self.unregister();
         self.closed.send_replace(true);
+        // A pending `accept` holds the queue; it drains it itself once woken.
+        if let Ok(mut incoming) = self.incoming.try_lock() {
+            Self::drop_queued(&mut incoming);
+        }
     }
 }
 
@@ -372,6 +383,25 @@ mod tests {
             matches!(again, Err(TransportError::Closed)),
             "a close read twice is still a close: {again:?}"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn closing_a_listener_ends_the_connections_it_never_handed_out() {
+        let name = "mem-tests-queued-at-close";
+        let listener = listen(name, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        let client = connect(name, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        listener.close();
+        let ended = tokio::time::timeout(Duration::from_secs(1), client.recv())
+            .await
+            .unwrap_or_else(|_| panic!("the client still waits for the closed listener"));
+        assert!(
+            matches!(ended, Err(TransportError::ConnectionLost)),
+            "{ended:?}"
+        );
+        assert!(matches!(
+            listener.accept().await,
+            Err(TransportError::ListenerClosed)
+        ));
     }
 
     #[tokio::test]
