@@ -122,8 +122,9 @@ async fn open(
 /// data, and a `send` dropped before it completes either sends nothing or finishes its frame
 /// before the next one.
 ///
-/// Dropping the last clone closes the connection abruptly; call [`close`](Self::close) first so
-/// that the peer receives every frame and sees [`Error::ClosedByPeer`].
+/// Dropping the last clone closes the connection abruptly, and the peer sees
+/// [`Error::PeerGone`]; call [`close`](Self::close) first so that the peer receives every frame
+/// and sees [`Error::ClosedByPeer`].
 #[derive(Debug, Clone)]
 pub struct Connection {
     inner: Arc<Inner>,
@@ -268,7 +269,8 @@ impl Connection {
     /// # Errors
     ///
     /// [`Error::ClosedByPeer`] once the peer has closed gracefully and every frame it sent has
-    /// been returned; [`Error::TimedOut`] if the peer went silent; [`Error::ClosedLocally`] after
+    /// been returned; [`Error::TimedOut`] if the peer went silent; [`Error::PeerGone`] if it
+    /// dropped the connection without closing it; [`Error::ClosedLocally`] after
     /// [`close`](Self::close); [`Error::IncomingFrameTooLarge`] if the peer announced a frame
     /// over the maximum, which also closes the connection; otherwise why the connection failed.
     pub async fn recv(&self) -> Result<Vec<u8>, Error> {

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use quinn::ConnectionError;
+use quinn::{ConnectionError, VarInt};
 use rustls::pki_types::pem;
 
 use crate::Fingerprint;
@@ -89,6 +89,10 @@ pub enum Error {
     /// Nothing was heard from the peer for longer than the idle timeout: it is gone.
     #[error("connection timed out")]
     TimedOut,
+    /// The peer went away without closing: it dropped its connection, or forgot it (as after a
+    /// restart) and answered with a stateless reset. Frames it sent may be lost.
+    #[error("peer went away without closing")]
+    PeerGone,
     /// The peer abandoned its stream with this application error code.
     #[error("stream reset by peer with code {code}")]
     Reset {
@@ -102,8 +106,8 @@ pub enum Error {
         code: u64,
     },
     /// The connection failed for another reason: a TLS or QUIC protocol error, a version
-    /// mismatch, or the peer closing the connection before finishing its stream (then frames it
-    /// sent may be lost).
+    /// mismatch, or the peer closing the connection with a code of its own before finishing its
+    /// stream (then frames it sent may be lost).
     #[error("connection failed")]
     Connection(#[source] ConnectionError),
 }
@@ -113,6 +117,12 @@ impl From<ConnectionError> for Error {
         match error {
             ConnectionError::TimedOut => Self::TimedOut,
             ConnectionError::LocallyClosed => Self::ClosedLocally,
+            ConnectionError::ApplicationClosed(close)
+                if close.error_code == VarInt::from_u32(CLOSE_DROPPED) =>
+            {
+                Self::PeerGone
+            }
+            ConnectionError::Reset => Self::PeerGone,
             other => Self::Connection(other),
         }
     }
@@ -153,8 +163,15 @@ impl From<quinn::WriteError> for Error {
 mod tests {
     use super::*;
 
+    fn closed_by_peer(code: u32) -> ConnectionError {
+        ConnectionError::ApplicationClosed(quinn::ApplicationClose {
+            error_code: VarInt::from_u32(code),
+            reason: Default::default(),
+        })
+    }
+
     #[test]
-    fn only_idle_and_local_closes_have_their_own_variants() {
+    fn only_idle_local_and_abandoned_closes_have_their_own_variants() {
         assert!(matches!(
             Error::from(ConnectionError::TimedOut),
             Error::TimedOut
@@ -163,12 +180,21 @@ mod tests {
             Error::from(ConnectionError::LocallyClosed),
             Error::ClosedLocally
         ));
-        // A peer that closes the connection without finishing its stream may have lost frames,
-        // whatever its close code says.
-        let closed = ConnectionError::ApplicationClosed(quinn::ApplicationClose {
-            error_code: quinn::VarInt::from_u32(CLOSE_GRACEFUL),
-            reason: Default::default(),
-        });
-        assert!(matches!(Error::from(closed), Error::Connection(_)));
+        assert!(matches!(
+            Error::from(closed_by_peer(CLOSE_DROPPED)),
+            Error::PeerGone
+        ));
+        assert!(matches!(
+            Error::from(ConnectionError::Reset),
+            Error::PeerGone
+        ));
+        // A peer that closes the connection with its own code without finishing its stream may
+        // have lost frames, but it did not just go away.
+        for code in [CLOSE_GRACEFUL, CLOSE_PROTOCOL, CLOSE_LISTENER] {
+            assert!(matches!(
+                Error::from(closed_by_peer(code)),
+                Error::Connection(_)
+            ));
+        }
     }
 }

@@ -286,6 +286,20 @@ async fn dropping_the_last_handle_closes_even_during_a_background_write() -> Tes
 }
 
 #[tokio::test]
+async fn a_peer_that_drops_its_connection_is_gone_not_closed() -> TestResult {
+    within(async {
+        let (client, server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        client.send(b"bye".to_vec()).await?;
+        assert_eq!(server.recv().await?, b"bye");
+        drop(client);
+        let received = server.recv().await;
+        assert!(matches!(received, Err(Error::PeerGone)), "{received:?}");
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test]
 async fn a_dead_peer_is_detected_within_the_idle_timeout() -> TestResult {
     within(async {
         let mut transport = TransportConfig::default();
