@@ -24,7 +24,7 @@ fn map(err: Error) -> TransportError {
     match err {
         Error::ClosedByPeer => TransportError::Closed,
         Error::ClosedLocally => TransportError::ClosedLocally,
-        Error::TimedOut => TransportError::ConnectionLost,
+        Error::TimedOut | Error::PeerGone => TransportError::ConnectionLost,
         Error::FrameTooLarge { len, max } => TransportError::FrameTooLarge {
             len,
             max: max as usize,

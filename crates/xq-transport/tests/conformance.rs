@@ -397,3 +397,27 @@ async fn quic_client_settings_come_from_the_url() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(addr, std::net::SocketAddr::from(([127, 0, 0, 1], 7879)));
 }
+
+/// A QUIC peer whose side is dropped without a close vanished, as a dropped mem peer does: that
+/// is a lost connection, not a QUIC failure of some other kind.
+#[cfg(feature = "quic")]
+#[tokio::test]
+async fn a_dropped_quic_peer_is_a_lost_connection() {
+    let s = setup("quic").await;
+    s.client
+        .send(b"bye".to_vec())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        s.server.recv().await.unwrap_or_else(|e| panic!("{e}")),
+        b"bye"
+    );
+    drop(s.client);
+    let received = tokio::time::timeout(TEST_TIMEOUT, s.server.recv())
+        .await
+        .unwrap_or_else(|_| panic!("timed out"));
+    assert!(
+        matches!(received, Err(TransportError::ConnectionLost)),
+        "{received:?}"
+    );
+}
