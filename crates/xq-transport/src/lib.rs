@@ -67,7 +67,9 @@ pub async fn connect(url: &str, options: &Options) -> Result<Arc<dyn Connection>
         #[cfg(feature = "quic")]
         Address::Quic { host, port, verify } => {
             let addr = resolve(url, &host, port).await?;
-            Ok(Arc::new(quic::connect(addr, host, verify, options).await?))
+            Ok(Arc::new(
+                quic::connect(url, addr, host, verify, options).await?,
+            ))
         }
         #[allow(unreachable_patterns)] // reachable when a transport feature is off
         _ => Err(unsupported(url)),
@@ -115,7 +117,7 @@ pub async fn quic_client(
     match url.parse::<Address>()? {
         Address::Quic { host, port, verify } => {
             let addr = resolve(url, &host, port).await?;
-            Ok((addr, quic::client_config(addr, host, verify, options)?))
+            Ok((addr, quic::client_config(url, host, verify, options)?))
         }
         _ => Err(TransportError::InvalidUrl {
             url: url.to_string(),

@@ -38,27 +38,28 @@ fn map(err: Error) -> TransportError {
 pub(crate) struct QuicConnection(xq_transport_quic::Connection);
 
 pub(crate) async fn connect(
+    url: &str,
     addr: SocketAddr,
     host: String,
     verify: Verify,
     options: &Options,
 ) -> Result<QuicConnection, TransportError> {
-    let config = client_config(addr, host, verify, options)?;
+    let config = client_config(url, host, verify, options)?;
     let conn = xq_transport_quic::connect(addr, config)
         .await
         .map_err(map)?;
     Ok(QuicConnection(conn))
 }
 
-/// The client settings of a `quic://` URL that resolved to `addr`.
+/// The client settings of `url`, a `quic://` URL naming `host` and `verify`.
 pub(crate) fn client_config(
-    addr: SocketAddr,
+    url: &str,
     host: String,
     verify: Verify,
     options: &Options,
 ) -> Result<ClientConfig, TransportError> {
     let invalid = |reason: String| TransportError::InvalidUrl {
-        url: format!("quic://{host}:{}", addr.port()),
+        url: url.to_string(),
         reason,
     };
     let verify = match verify {
