@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
@@ -18,6 +18,9 @@ use crate::{Connection, ConnectionStats, Listener, Options, TransportError};
 
 /// Frames a connection may queue before `send` waits for the receiver.
 const QUEUE_FRAMES: usize = 1024;
+/// How long `close` waits for a `send` that is itself waiting for room, as QUIC's close gives up
+/// on a peer that does not read.
+const CLOSE_LINGER: Duration = Duration::from_secs(1);
 /// Connections a listener may queue before `connect` fails.
 const BACKLOG: usize = 128;
 
@@ -30,11 +33,11 @@ fn registry() -> MutexGuard<'static, HashMap<String, mpsc::Sender<MemConnection>
     LISTENERS.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What travels through a channel: frames, then an explicit close. A channel that ends without
-/// the close marker means the peer was dropped.
-enum Item {
-    Frame { data: Vec<u8>, deliver_at: Instant },
-    Close,
+/// What travels through a channel. The channel's end is the peer's close if it said goodbye
+/// first, and a lost peer otherwise: a close needs no room in a full queue.
+struct Frame {
+    data: Vec<u8>,
+    deliver_at: Instant,
 }
 
 #[derive(Default)]
@@ -46,7 +49,9 @@ struct Counters {
 /// One end of an in-memory connection.
 pub struct MemConnection {
     peer: String,
-    tx: AsyncMutex<Option<mpsc::Sender<Item>>>,
+    tx: AsyncMutex<Option<mpsc::Sender<Frame>>>,
+    /// Set by `close` before the channel ends, for the peer to tell a close from a drop.
+    goodbye: Arc<AtomicBool>,
     /// Only ever held for one poll, never across an `await`.
     inbox: Mutex<Inbox>,
     sent: Arc<Counters>,
@@ -61,20 +66,21 @@ impl MemConnection {
     pub fn pair(options: &Options) -> (Self, Self) {
         let (tx_ab, rx_ab) = mpsc::channel(QUEUE_FRAMES);
         let (tx_ba, rx_ba) = mpsc::channel(QUEUE_FRAMES);
-        let ab = Arc::new(Counters::default());
-        let ba = Arc::new(Counters::default());
-        let end = |peer: &str, tx, rx, sent: &Arc<Counters>, received: &Arc<Counters>| Self {
+        let ab = Direction::default();
+        let ba = Direction::default();
+        let end = |peer: &str, tx, rx, sent: &Direction, received: &Direction| Self {
             peer: peer.to_string(),
             tx: AsyncMutex::new(Some(tx)),
+            goodbye: Arc::clone(&sent.goodbye),
             inbox: Mutex::new(Inbox {
                 rx,
                 closed: false,
-                peer_closed: false,
+                peer_goodbye: Arc::clone(&received.goodbye),
                 reader: None,
                 delayed: None,
             }),
-            sent: Arc::clone(sent),
-            received: Arc::clone(received),
+            sent: Arc::clone(&sent.counters),
+            received: Arc::clone(&received.counters),
             latency: options.mem_latency,
             max_frame_size: options.max_frame_size,
         };
@@ -85,13 +91,20 @@ impl MemConnection {
     }
 }
 
+/// What both ends share about one direction of a connection.
+#[derive(Default)]
+struct Direction {
+    counters: Arc<Counters>,
+    goodbye: Arc<AtomicBool>,
+}
+
 /// The receiving end of a connection.
 struct Inbox {
-    rx: mpsc::Receiver<Item>,
+    rx: mpsc::Receiver<Frame>,
     /// Set by `close`: nothing more is read.
     closed: bool,
-    /// Set once the peer's close was read: every later read says so again.
-    peer_closed: bool,
+    /// The peer's [`MemConnection::goodbye`].
+    peer_goodbye: Arc<AtomicBool>,
     /// The task waiting for a frame, which `close` wakes.
     reader: Option<Waker>,
     /// A frame held back until the link's latency has passed.
@@ -102,9 +115,6 @@ impl Inbox {
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>> {
         if self.closed {
             return Poll::Ready(Err(TransportError::ClosedLocally));
-        }
-        if self.peer_closed {
-            return Poll::Ready(Err(TransportError::Closed));
         }
         match &mut self.reader {
             Some(reader) if reader.will_wake(cx.waker()) => {}
@@ -120,13 +130,11 @@ impl Inbox {
             match ready!(self.rx.poll_recv(cx)) {
                 // Only a conditioned link waits: the timer wheel's millisecond ticks would
                 // otherwise add a millisecond to every frame.
-                Some(Item::Frame { data, deliver_at }) if deliver_at > Instant::now() => {
+                Some(Frame { data, deliver_at }) if deliver_at > Instant::now() => {
                     self.delayed = Some((data, Box::pin(tokio::time::sleep_until(deliver_at))));
                 }
-                Some(Item::Frame { data, .. }) => return Poll::Ready(Ok(data)),
-                Some(Item::Close) => {
-                    // The channel ends here, which a later read would take for a lost peer.
-                    self.peer_closed = true;
+                Some(Frame { data, .. }) => return Poll::Ready(Ok(data)),
+                None if self.peer_goodbye.load(Ordering::Acquire) => {
                     return Poll::Ready(Err(TransportError::Closed));
                 }
                 None => return Poll::Ready(Err(TransportError::ConnectionLost)),
@@ -142,7 +150,7 @@ impl MemConnection {
     }
 
     /// `frame` ready for the channel, with its length, if it is not too large.
-    fn item(&self, frame: Vec<u8>) -> Result<(Item, u64), TransportError> {
+    fn item(&self, frame: Vec<u8>) -> Result<(Frame, u64), TransportError> {
         if frame.len() > self.max_frame_size {
             return Err(TransportError::FrameTooLarge {
                 len: frame.len(),
@@ -150,7 +158,7 @@ impl MemConnection {
             });
         }
         let len = frame.len() as u64;
-        let item = Item::Frame {
+        let item = Frame {
             data: frame,
             deliver_at: Instant::now() + self.latency,
         };
@@ -167,11 +175,17 @@ impl MemConnection {
 impl Connection for MemConnection {
     async fn send(&self, frame: Vec<u8>) -> Result<(), TransportError> {
         let (item, len) = self.item(frame)?;
-        let tx = self.tx.lock().await;
-        let tx = tx.as_ref().ok_or(TransportError::ClosedLocally)?;
-        tx.send(item)
-            .await
-            .map_err(|_| TransportError::ConnectionLost)?;
+        let mut tx = self.tx.lock().await;
+        let sent = tx
+            .as_ref()
+            .ok_or(TransportError::ClosedLocally)?
+            .send(item)
+            .await;
+        if self.goodbye.load(Ordering::Acquire) {
+            // Closed while this waited for room: the channel ends after its frame.
+            tx.take();
+        }
+        sent.map_err(|_| TransportError::ConnectionLost)?;
         self.count_sent(len);
         Ok(())
     }
@@ -204,9 +218,11 @@ impl Connection for MemConnection {
                 reader.wake();
             }
         }
-        if let Some(tx) = self.tx.lock().await.take() {
-            // A peer that is already gone needs no goodbye.
-            let _ = tx.send(Item::Close).await;
+        self.goodbye.store(true, Ordering::Release);
+        // Ending the channel is the goodbye, read after the last frame. A `send` still waiting
+        // for room holds the sender, and ends the channel itself once its frame is queued.
+        if let Ok(mut tx) = tokio::time::timeout(CLOSE_LINGER, self.tx.lock()).await {
+            tx.take();
         }
     }
 
@@ -383,6 +399,62 @@ mod tests {
             matches!(again, Err(TransportError::Closed)),
             "a close read twice is still a close: {again:?}"
         );
+    }
+
+    /// Fills `a`'s queue towards its peer, returning how many frames it holds.
+    fn fill(a: &MemConnection) -> usize {
+        let mut queued = 0;
+        while a.try_send(queued.to_string().into_bytes()).is_ok() {
+            queued += 1;
+        }
+        queued
+    }
+
+    /// `b` reads frames `0..count`, as `fill` numbers them, then `a`'s close.
+    async fn read_to_the_close(b: &MemConnection, count: usize) {
+        for i in 0..count {
+            let frame = b.recv().await.unwrap_or_else(|e| panic!("{i}: {e}"));
+            assert_eq!(frame, i.to_string().into_bytes());
+        }
+        let end = b.recv().await;
+        assert!(matches!(end, Err(TransportError::Closed)), "{end:?}");
+    }
+
+    /// A close needs no room in the peer's queue: it returns at once, and the peer still reads
+    /// every frame, then the close.
+    #[tokio::test(start_paused = true)]
+    async fn closing_towards_a_full_queue_returns_at_once_and_loses_nothing() {
+        let (a, b) = MemConnection::pair(&Options::default());
+        let queued = fill(&a);
+        let start = Instant::now();
+        tokio::time::timeout(Duration::from_secs(60), a.close())
+            .await
+            .unwrap_or_else(|_| panic!("close waits for room in the peer's queue"));
+        assert_eq!(start.elapsed(), Duration::ZERO);
+        read_to_the_close(&b, queued).await;
+    }
+
+    /// A `send` still waiting for room when the connection closes delivers its frame before
+    /// the close; `close` gives up waiting for it.
+    #[tokio::test(start_paused = true)]
+    async fn closing_during_a_waiting_send_delivers_its_frame_first() {
+        let (a, b) = MemConnection::pair(&Options::default());
+        let a = Arc::new(a);
+        let queued = fill(&a);
+        let sender = Arc::clone(&a);
+        let waiting =
+            tokio::spawn(async move { sender.send(queued.to_string().into_bytes()).await });
+        tokio::task::yield_now().await;
+        let start = Instant::now();
+        tokio::time::timeout(Duration::from_secs(60), a.close())
+            .await
+            .unwrap_or_else(|_| panic!("close waits for the send"));
+        assert_eq!(start.elapsed(), CLOSE_LINGER);
+        read_to_the_close(&b, queued + 1).await;
+        waiting
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[tokio::test(start_paused = true)]
