@@ -62,6 +62,10 @@ impl FromStr for Address {
         if !matches!(url.path(), "" | "/") || url.fragment().is_some() {
             return Err(invalid(text, "unexpected path or fragment"));
         }
+        // No transport has accounts: credentials here are a mistake, which ignoring them hides.
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(invalid(text, "unexpected user name or password"));
+        }
         let host = url
             .host_str()
             .filter(|h| !h.is_empty())
@@ -172,6 +176,10 @@ mod tests {
             "quic://h:1?fp=00&insecure",
             "quic://h:1?insecure=no",
             "quic://h:99999",
+            "udp://user:secret@127.0.0.1:1",
+            "udp://:secret@h:1",
+            "quic://user@h:1?insecure",
+            "mem://user@relay",
         ] {
             match bad.parse::<Address>() {
                 Err(TransportError::InvalidUrl { url, .. }) => assert_eq!(url, bad),
