@@ -26,18 +26,22 @@ fn options(dir: &tempfile::TempDir) -> Options {
 }
 
 async fn setup(scheme: &str) -> Setup {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let options = options(&dir);
+    setup_with(scheme, dir, &options).await
+}
+
+async fn setup_with(scheme: &str, dir: tempfile::TempDir, options: &Options) -> Setup {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
     let url = match scheme {
         "mem" => format!("mem://conformance-{}", NEXT.fetch_add(1, Ordering::Relaxed)),
         other => format!("{other}://127.0.0.1:0"),
     };
-    let listener = listen(&url, &options)
+    let listener = listen(&url, options)
         .await
         .unwrap_or_else(|e| panic!("listen {url}: {e}"));
     let target = listener.local_url();
-    let (client, server) = tokio::join!(connect(&target, &options), listener.accept());
+    let (client, server) = tokio::join!(connect(&target, options), listener.accept());
     let client = client.unwrap_or_else(|e| panic!("connect {target}: {e}"));
     let server = server.unwrap_or_else(|e| panic!("accept: {e}"));
     Setup {
@@ -298,6 +302,27 @@ async fn poll_recv_wakes_its_task(scheme: &str) {
     assert_eq!(read.load(Ordering::Relaxed), 20);
 }
 
+/// An idle timeout of `Duration::MAX` means never: every transport serves it.
+async fn idle_timeout_of_never(scheme: &str) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let options = Options {
+        idle_timeout: Duration::MAX,
+        ..options(&dir)
+    };
+    let s = setup_with(scheme, dir, &options).await;
+    s.client
+        .send(frame(1, 10))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.server.recv().await.ok(), Some(frame(1, 10)));
+    s.server
+        .send(frame(2, 10))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.client.recv().await.ok(), Some(frame(2, 10)));
+    s.client.close().await;
+}
+
 macro_rules! suite {
     ($($scheme:ident),*) => {
         $(
@@ -329,6 +354,8 @@ macro_rules! suite {
                 fn peer_death() { run(super::peer_death(stringify!($scheme))) }
                 #[test]
                 fn poll_recv_wakes_its_task() { run(super::poll_recv_wakes_its_task(stringify!($scheme))) }
+                #[test]
+                fn idle_timeout_of_never() { run(super::idle_timeout_of_never(stringify!($scheme))) }
                 #[test]
                 fn listener_close_keeps_connections() {
                     run(super::listener_close_keeps_connections(stringify!($scheme)))
