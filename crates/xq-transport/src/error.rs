@@ -24,7 +24,9 @@ pub enum TransportError {
     /// This side closed the connection.
     #[error("connection closed locally")]
     ClosedLocally,
-    /// The peer vanished without closing (its side was dropped, or it stopped answering).
+    /// The peer vanished without closing: it stopped answering, or dropped its side of a mem
+    /// or QUIC connection (a UDP connection dropped by its peer closes gracefully instead:
+    /// [`Closed`](Self::Closed)).
     #[error("connection lost")]
     ConnectionLost,
     /// A frame over [`crate::Options::max_frame_size`] was refused.
