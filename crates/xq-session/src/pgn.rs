@@ -41,6 +41,7 @@
 //! - The `FEN` tag is written canonically, and left out for the standard start position.
 //! - A `Termination` that gives the reason for the result is written in this crate's words
 //!   ("perpetual check"); any other `Termination` stays as it was, after the other tags.
+//! - A control character in a tag value (a tab) is read as a space, as it is written.
 
 use std::fmt;
 
@@ -412,10 +413,14 @@ fn writes_other(record: &Record, name: &str, value: &str) -> bool {
 /// `value` on one line: PGN tag pairs cannot span lines, so line breaks and other control
 /// characters become spaces.
 fn one_line(value: &str) -> String {
-    value
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    value.chars().map(in_tag_value).collect()
+}
+
+/// `c` as a tag value holds it: a control character becomes a space, whether it is read (a
+/// tab) or written (a line break, which a tag's one line cannot hold), so that what is read
+/// writes back the same.
+fn in_tag_value(c: char) -> char {
+    if c.is_control() { ' ' } else { c }
 }
 
 /// Whether `name` is a tag name the reader accepts: letters, digits and `_`.
@@ -745,7 +750,7 @@ impl<'a> Lexer<'a> {
                     _ => return Err(malformed),
                 },
                 Some('\n') | None => return Err(malformed),
-                Some(c) => value.push(c),
+                Some(c) => value.push(in_tag_value(c)),
             }
         }
         self.skip_blanks();

@@ -256,6 +256,18 @@ fn the_result_must_agree_with_its_tags() {
     );
 }
 
+/// A tab inside a tag value reads as the space it is written as, so that what is read writes
+/// back to the same record (a case the PGN fuzz target found).
+#[test]
+fn a_tab_in_a_tag_value_reads_as_a_space() {
+    // The value is a backslash (escaped) and a tab.
+    let record = parsed("[Site \"Hall\\\\\tB\"]\n*");
+    assert_eq!(record.tags.site.as_deref(), Some("Hall\\ B"));
+    for format in [MoveFormat::Iccs, MoveFormat::Wxf] {
+        assert_eq!(parsed(&write(&record, format)), record);
+    }
+}
+
 #[test]
 fn an_unfinished_games_termination_survives_import_and_export() {
     let record = parsed("[Termination \"adjourned\"]\n1. h2e2 *");
