@@ -1,16 +1,18 @@
 //! The metrics endpoint in process: what it answers, and that it stops with the relay.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
 use xq_server::{MetricsEndpoint, Server};
 
 /// Generous bound for any one test; a hang fails instead of blocking CI.
 const TEST_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Sends `request` (a whole HTTP/1.1 request) and returns the response's head.
-async fn head_of(addr: std::net::SocketAddr, request: &str) -> String {
+async fn head_of(addr: SocketAddr, request: &str) -> String {
     let mut stream = TcpStream::connect(addr).await.expect("connects");
     stream.write_all(request.as_bytes()).await.expect("sends");
     let mut response = String::new();
@@ -19,21 +21,26 @@ async fn head_of(addr: std::net::SocketAddr, request: &str) -> String {
     head.to_string()
 }
 
+/// A relay on `mem://NAME` and its metrics endpoint on a free local port, serving.
+async fn serve(name: &str) -> (Server, SocketAddr, JoinHandle<()>) {
+    let server = Server::builder()
+        .listen(format!("mem://{name}"))
+        .start()
+        .await
+        .expect("the relay starts");
+    let localhost = "127.0.0.1:0".parse().expect("an address");
+    let endpoint = MetricsEndpoint::bind(localhost, server.metrics())
+        .await
+        .expect("binds");
+    let addr = endpoint.local_addr();
+    (server, addr, tokio::spawn(endpoint.serve()))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_endpoint_answers_only_get_metrics_and_stops_with_the_relay() {
     tokio::time::timeout(TEST_TIMEOUT, async {
-        let server = Server::builder()
-            .listen("mem://exposition-test")
-            .start()
-            .await
-            .expect("the relay starts");
-        let localhost = "127.0.0.1:0".parse().expect("an address");
-        let endpoint = MetricsEndpoint::bind(localhost, server.metrics())
-            .await
-            .expect("binds");
-        let addr = endpoint.local_addr();
+        let (server, addr, serving) = serve("exposition-test").await;
         assert_ne!(addr.port(), 0);
-        let serving = tokio::spawn(endpoint.serve());
 
         let close = "Connection: close\r\n\r\n";
         let ok = head_of(
@@ -65,17 +72,7 @@ async fn the_endpoint_answers_only_get_metrics_and_stops_with_the_relay() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_do_not_lock_a_scraper_out() {
     tokio::time::timeout(TEST_TIMEOUT, async {
-        let server = Server::builder()
-            .listen("mem://exposition-silent")
-            .start()
-            .await
-            .expect("the relay starts");
-        let localhost = "127.0.0.1:0".parse().expect("an address");
-        let endpoint = MetricsEndpoint::bind(localhost, server.metrics())
-            .await
-            .expect("binds");
-        let addr = endpoint.local_addr();
-        let serving = tokio::spawn(endpoint.serve());
+        let (server, addr, serving) = serve("exposition-silent").await;
         let mut silent = Vec::new();
         for _ in 0..32 {
             silent.push(TcpStream::connect(addr).await.expect("connects"));

@@ -236,19 +236,39 @@ fn after_a_graceful_shutdown_the_paused_clocks_resume() {
     );
 }
 
+/// The opening, a crash at 4000, and a restart to which only Red comes back: Black's grace
+/// period runs out, before its flag would fall, and Black loses by abandonment.
+fn only_red_returns(store: &mut SqliteStore) -> (Life, RoomCode, ResumeToken, ResumeToken) {
+    let (mut life, code, red_token, black_token) = opening(store);
+    life.at(4_000);
+    drop(life);
+    let mut life = Life::start(store, 2);
+    life.at(10);
+    life.hello(store, RED, Some(red_token));
+    life.take(RED);
+    life.advance(store, GRACE.as_millis() as u64 + 1);
+    (life, code, red_token, black_token)
+}
+
+/// Black comes back with `token` and is refused the seat.
+fn assert_refused(life: &mut Life, store: &mut SqliteStore, token: ResumeToken) {
+    life.hello(store, BLACK, Some(token));
+    assert!(matches!(
+        life.take(BLACK)[..],
+        [
+            ServerMsg::Welcome { .. },
+            ServerMsg::Error {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        ]
+    ));
+}
+
 #[test]
 fn a_seat_nobody_resumes_is_lost_and_the_game_archived() {
     let mut store = SqliteStore::open(":memory:").expect("opens");
-    let (mut life, code, red_token, black_token) = opening(&mut store);
-    life.at(4_000);
-    drop(life);
-
-    // Only Red comes back; Black's grace period runs out first, then its flag would fall.
-    let mut life = Life::start(&mut store, 2);
-    life.at(10);
-    life.hello(&mut store, RED, Some(red_token));
-    life.take(RED);
-    life.advance(&mut store, GRACE.as_millis() as u64 + 1);
+    let (life, code, red_token, black_token) = only_red_returns(&mut store);
     let game = life.relay.game(code).expect("the room stays for a rematch");
     assert!(!game.status().is_ongoing());
     let games = store.games().expect("lists");
@@ -275,17 +295,7 @@ fn a_seat_nobody_resumes_is_lost_and_the_game_archived() {
         ]
     ));
     // Black's seat stays lost: its token is refused after the restart as before it.
-    life.hello(&mut store, BLACK, Some(black_token));
-    assert!(matches!(
-        life.take(BLACK)[..],
-        [
-            ServerMsg::Welcome { .. },
-            ServerMsg::Error {
-                code: ErrorCode::ResumeRefused,
-                ..
-            }
-        ]
-    ));
+    assert_refused(&mut life, &mut store, black_token);
 }
 
 /// A store written before seat losses were kept (version 1) holds the abandonment alone: the
@@ -293,12 +303,7 @@ fn a_seat_nobody_resumes_is_lost_and_the_game_archived() {
 #[test]
 fn a_seat_that_abandoned_stays_lost_without_a_record_of_the_loss() {
     let mut store = SqliteStore::open(":memory:").expect("opens");
-    let (mut life, code, red_token, black_token) = opening(&mut store);
-    life.at(4_000);
-    drop(life);
-    let mut life = Life::start(&mut store, 2);
-    life.hello(&mut store, RED, Some(red_token));
-    life.advance(&mut store, GRACE.as_millis() as u64 + 1);
+    let (life, code, _, black_token) = only_red_returns(&mut store);
     assert!(!life.relay.game(code).expect("open").status().is_ongoing());
     drop(life);
 
@@ -308,17 +313,7 @@ fn a_seat_that_abandoned_stays_lost_without_a_record_of_the_loss() {
         room.lost.clear();
     }
     let mut life = Life::start_from(&mut store, 3, rooms);
-    life.hello(&mut store, BLACK, Some(black_token));
-    assert!(matches!(
-        life.take(BLACK)[..],
-        [
-            ServerMsg::Welcome { .. },
-            ServerMsg::Error {
-                code: ErrorCode::ResumeRefused,
-                ..
-            }
-        ]
-    ));
+    assert_refused(&mut life, &mut store, black_token);
 }
 
 /// A room whose seats were both lost is deserted: should a store hold one, it closes when

@@ -356,6 +356,17 @@ fn a_lost_seat_stays_lost_after_a_reopen() {
     assert_eq!(rooms[0].lost, [Seat::Second]);
 }
 
+/// Turns the file into one of version 1, which was version 2 without the lost seats.
+fn make_version_1(db: &TempDb) {
+    let conn = rusqlite::Connection::open(&db.path).expect("opens");
+    conn.execute_batch(
+        "ALTER TABLE rooms DROP COLUMN first_lost;
+         ALTER TABLE rooms DROP COLUMN second_lost;
+         PRAGMA user_version = 1;",
+    )
+    .expect("makes a version 1 file");
+}
+
 /// A file of the first version, which did not record lost seats, is migrated in place and
 /// keeps its rooms, none of whose seats is lost.
 #[test]
@@ -368,16 +379,7 @@ fn a_version_1_file_is_migrated() {
             .commit(&[started(code, Seat::First, 0)])
             .expect("commit");
     }
-    {
-        // Version 1 was version 2 without the lost seats.
-        let conn = rusqlite::Connection::open(&db.path).expect("opens");
-        conn.execute_batch(
-            "ALTER TABLE rooms DROP COLUMN first_lost;
-             ALTER TABLE rooms DROP COLUMN second_lost;
-             PRAGMA user_version = 1;",
-        )
-        .expect("makes a version 1 file");
-    }
+    make_version_1(&db);
     let mut store = SqliteStore::open(&db.path).expect("migrates");
     let rooms = store.open_rooms().expect("reads");
     assert_eq!(rooms.len(), 1);
@@ -423,15 +425,7 @@ fn the_archive_is_read_without_writing() {
         });
         store.commit(&changes).expect("commit");
     }
-    {
-        let conn = rusqlite::Connection::open(&db.path).expect("opens");
-        conn.execute_batch(
-            "ALTER TABLE rooms DROP COLUMN first_lost;
-             ALTER TABLE rooms DROP COLUMN second_lost;
-             PRAGMA user_version = 1;",
-        )
-        .expect("makes a version 1 file");
-    }
+    make_version_1(&db);
     let archive = SqliteArchive::open(&db.path).expect("opens for reading");
     let games = archive.games().expect("lists");
     assert_eq!(games.len(), 1);

@@ -513,22 +513,34 @@ fn keep_alive_holds_an_idle_connection_open() {
 
 #[test]
 fn a_slow_reader_bounds_the_receive_buffer() {
+    let mut pair = a_hundred_frames_to_a_small_buffer(14);
+    pair.run(Duration::from_secs(2), |_| false);
+    let held: Vec<Vec<u8>> =
+        std::iter::from_fn(|| pair.link_mut(Side::Server).poll_frame()).collect();
+    assert_eq!(held.len(), 10, "the receiver buffered only what fits");
+    all_hundred_arrive(&mut pair, held);
+}
+
+/// A pair whose server takes 10 000 bytes of frames at most, with a hundred frames of
+/// 1 000 bytes on their way from the client.
+fn a_hundred_frames_to_a_small_buffer(seed: u64) -> Pair {
     let config = Config {
         recv_buffer_size: 10_000,
         ..Config::default()
     };
-    let mut pair = Pair::new(config, 14);
+    let mut pair = Pair::new(config, seed);
     pair.connect();
     for index in 0..100 {
         pair.link_mut(Side::Client)
             .send(frame(index, 996))
             .expect("send");
     }
-    pair.run(Duration::from_secs(2), |_| false);
-    let held: Vec<Vec<u8>> =
-        std::iter::from_fn(|| pair.link_mut(Side::Server).poll_frame()).collect();
-    assert_eq!(held.len(), 10, "the receiver buffered only what fits");
-    let mut received = held;
+    pair
+}
+
+/// Reads on the server until the hundred frames of
+/// [`a_hundred_frames_to_a_small_buffer`] are in, after those `received` already.
+fn all_hundred_arrive(pair: &mut Pair, mut received: Vec<Vec<u8>>) {
     pair.run(Duration::from_secs(60), |pair| {
         received.extend(std::iter::from_fn(|| {
             pair.link_mut(Side::Server).poll_frame()
@@ -568,18 +580,8 @@ fn durations_of_never_are_taken_as_the_longest() {
 /// timeout keeps its connection, and every frame arrives once it reads again.
 #[test]
 fn a_reader_that_pauses_past_the_idle_timeout_keeps_its_connection() {
-    let config = Config {
-        recv_buffer_size: 10_000,
-        ..Config::default()
-    };
-    let mut pair = Pair::new(config.clone(), 16);
-    pair.connect();
-    for index in 0..100 {
-        pair.link_mut(Side::Client)
-            .send(frame(index, 996))
-            .expect("send");
-    }
-    let failed = pair.run(config.idle_timeout * 3, |pair| {
+    let mut pair = a_hundred_frames_to_a_small_buffer(16);
+    let failed = pair.run(Config::default().idle_timeout * 3, |pair| {
         pair.link(Side::Client).state() != LinkState::Connected
     });
     assert!(
@@ -587,17 +589,7 @@ fn a_reader_that_pauses_past_the_idle_timeout_keeps_its_connection() {
         "the sender gave up: {:?}",
         pair.link(Side::Client).close_reason()
     );
-    let mut received = Vec::new();
-    pair.run(Duration::from_secs(60), |pair| {
-        received.extend(std::iter::from_fn(|| {
-            pair.link_mut(Side::Server).poll_frame()
-        }));
-        received.len() == 100
-    });
-    assert_eq!(
-        received,
-        (0..100).map(|index| frame(index, 996)).collect::<Vec<_>>()
-    );
+    all_hundred_arrive(&mut pair, Vec::new());
 }
 
 /// A relay holds thousands of idle links, so an idle link must give back what a burst made
