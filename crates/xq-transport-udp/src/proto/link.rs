@@ -213,9 +213,7 @@ impl Link {
     pub fn state(&self) -> LinkState {
         match self.state {
             State::Connecting { .. } => LinkState::Connecting,
-            State::Established { .. } if self.close_seq.is_some() || self.recv.is_closed() => {
-                LinkState::Closing
-            }
+            State::Established { .. } if self.is_closing() => LinkState::Closing,
             State::Established { .. } => LinkState::Connected,
             State::Draining { .. } => LinkState::Draining,
             State::Closed => LinkState::Closed,
@@ -538,9 +536,10 @@ impl Link {
             if outcome.progress {
                 self.backoff = 0;
                 self.waiting_since = now;
-            } else if ack.blocked {
+            } else if ack.blocked && !self.is_closing() {
                 // The peer receives our data but its application is behind: no reason to give
                 // up on it (this is flow control), only to keep probing at the backed-off RTO.
+                // A close, though, must end: a peer that never reads again is given up on.
                 self.waiting_since = now;
             }
             if let Some(sample) = outcome.rtt_sample {
@@ -601,10 +600,15 @@ impl Link {
         self.rtt.rto(rto_bounds(&self.config), self.backoff)
     }
 
+    /// Whether either side has asked to close.
+    fn is_closing(&self) -> bool {
+        self.close_seq.is_some() || self.recv.is_closed()
+    }
+
     /// When to send a ping: only on an open, quiet link with nothing left to send.
     fn keep_alive_deadline(&self) -> Option<Instant> {
         let interval = self.config.keep_alive_interval?;
-        let quiet = self.send.is_empty() && self.close_seq.is_none() && !self.recv.is_closed();
+        let quiet = self.send.is_empty() && !self.is_closing();
         quiet.then_some(self.last_chunk_sent + interval)
     }
 }

@@ -38,18 +38,22 @@ fn exchange(a: &mut Link, b: &mut Link, now: Instant) {
     }
 }
 
-/// Runs both links for `span` of virtual time in 5 ms steps, firing their timers and
-/// collecting what `b` receives.
+/// Runs both links for `span` of virtual time, collecting what `b` receives.
 fn run(a: &mut Link, b: &mut Link, now: &mut Instant, span: Duration, received: &mut Vec<Vec<u8>>) {
     let end = *now + span;
     while *now < end {
-        exchange(a, b, *now);
+        tick(a, b, now);
         received.extend(std::iter::from_fn(|| b.poll_frame()));
-        *now += Duration::from_millis(5);
-        for link in [&mut *a, &mut *b] {
-            if link.poll_timeout().is_some_and(|at| at <= *now) {
-                link.handle_timeout(*now);
-            }
+    }
+}
+
+/// Delivers what both links send, then moves the clock 5 ms on and fires their timers.
+fn tick(a: &mut Link, b: &mut Link, now: &mut Instant) {
+    exchange(a, b, *now);
+    *now += Duration::from_millis(5);
+    for link in [a, b] {
+        if link.poll_timeout().is_some_and(|at| at <= *now) {
+            link.handle_timeout(*now);
         }
     }
 }
@@ -140,4 +144,28 @@ fn empty_frames_fill_the_receive_buffer_of_an_application_that_does_not_read() {
         "the receiver holds {held} bytes"
     );
     assert!(std::iter::from_fn(|| b.poll_frame()).all(|frame| frame.is_empty()));
+}
+
+/// A close must end even towards a peer whose application never reads again: the blocked acks
+/// that keep an open link waiting do not keep a closing one.
+#[test]
+fn a_close_ends_though_the_peer_never_reads_again() {
+    let mut now = Instant::now();
+    let config = Config {
+        recv_buffer_size: 10_000,
+        ..Config::default()
+    };
+    let (mut a, mut b) = linked(config.clone(), now);
+    for index in 0..100_u8 {
+        a.send(vec![index; 996]).expect("send");
+    }
+    exchange(&mut a, &mut b, now);
+    a.close();
+    // b's application takes nothing from here on.
+    let end = now + config.idle_timeout * 3;
+    while now < end && a.state() != LinkState::Closed {
+        tick(&mut a, &mut b, &mut now);
+    }
+    assert_eq!(a.state(), LinkState::Closed);
+    assert_eq!(a.close_reason(), Some(&ConnectionError::Unacknowledged));
 }
