@@ -1,4 +1,8 @@
-//! The datagram wire format: version 1, big-endian, every length bounded.
+//! The datagram wire format: version 2, big-endian, every length bounded.
+//!
+//! Version 2 added the blocked flag of acks. Peers of different versions do not understand
+//! each other: each drops the other's datagrams as [`DecodeError::UnknownVersion`], so a
+//! handshake between them times out rather than a connection misbehaving.
 //!
 //! ```text
 //! datagram  = version:u8 type:u8 body
@@ -34,7 +38,8 @@ pub(crate) const MAX_ACK_RANGES: usize = 16;
 pub(crate) const MAX_CHUNK_PAYLOAD: usize =
     MAX_DATAGRAM_SIZE - DATA_HEADER_LEN - MAX_ACK_LEN - CHUNK_HEADER_LEN;
 
-const VERSION: u8 = 1;
+/// The version this crate speaks; see the module's docs.
+pub(crate) const VERSION: u8 = 2;
 const DATA_HEADER_LEN: usize = 1 + 1 + 8 + 1;
 const MAX_ACK_LEN: usize = 8 + 1 + MAX_ACK_RANGES * 8;
 const CHUNK_HEADER_LEN: usize = 8 + 1 + 2;
@@ -645,8 +650,8 @@ mod tests {
         }
         .encode();
         let mut bad = data.clone();
-        bad[0] = 2;
-        assert_eq!(Packet::decode(&bad), Err(DecodeError::UnknownVersion(2)));
+        bad[0] = 1;
+        assert_eq!(Packet::decode(&bad), Err(DecodeError::UnknownVersion(1)));
         bad = data.clone();
         bad[1] = 99;
         assert_eq!(Packet::decode(&bad), Err(DecodeError::UnknownType(99)));

@@ -7,7 +7,7 @@ mod props;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::packet::{Chunk, ChunkKind, Packet};
+use super::packet::{self, Chunk, ChunkKind, Packet};
 use super::*;
 use crate::Config;
 use pair::{Pair, Side};
@@ -228,7 +228,7 @@ fn spoofed_wrong_id_and_garbage_datagrams_change_nothing() {
         let mut garbage: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
         if garbage.len() > 10 && rng.chance(0.5) {
             // Plausible header with a live connection id, hostile body.
-            garbage[..2].copy_from_slice(&[1, 4]);
+            garbage[..2].copy_from_slice(&[packet::VERSION, 4]);
             garbage[2..10].copy_from_slice(&client_cid.to_u64().to_be_bytes());
         }
         assert!(
