@@ -212,7 +212,10 @@ impl Storage for SqliteStore {
 ///
 /// Nothing is written, not even a migration or a change of journal mode: it reads a file a
 /// running relay is using, a file of an older version (which an older relay can then still
-/// use), and a file this process may not write.
+/// use), and a file this process may not write. A file no relay has open (it has no log
+/// beside it) is read as it stands, so that no lock files are left beside it, owned by
+/// whoever listed the games; one a relay has open is read through its log, sharing the
+/// relay's lock files.
 #[derive(Debug)]
 pub struct SqliteArchive {
     conn: Connection,
@@ -226,7 +229,16 @@ impl SqliteArchive {
     /// A [`StoreError`] if the file cannot be opened or is not an xq-relay database of this
     /// version or an older one.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let path = path.as_ref();
+        let mut log = path.as_os_str().to_owned();
+        log.push("-wal");
+        let conn = match path.to_str() {
+            Some(text) if !Path::new(&log).exists() => Connection::open_with_flags(
+                format!("file:{}?immutable=1", uri_escaped(text)),
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+            )?,
+            _ => Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?,
+        };
         conn.busy_timeout(BUSY_TIMEOUT)?;
         schema::check_readable(&conn)?;
         Ok(Self { conn })
@@ -249,6 +261,13 @@ impl SqliteArchive {
     pub fn pgn(&self, id: GameId) -> Result<Option<String>, StoreError> {
         read_pgn(&self.conn, id)
     }
+}
+
+/// `path` as the path of an SQLite `file:` URI, whose `?`, `#` and `%` would mean more.
+fn uri_escaped(path: &str) -> String {
+    path.replace('%', "%25")
+        .replace('?', "%3f")
+        .replace('#', "%23")
 }
 
 /// Every archived game, oldest first.

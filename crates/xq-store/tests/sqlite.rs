@@ -413,7 +413,12 @@ fn pragma(db: &TempDb, name: &str) -> String {
 /// relay can still use it), and a file that is not a relay's is refused, not made one.
 #[test]
 fn the_archive_is_read_without_writing() {
-    let db = temp_db();
+    // A name that means more in a URI, as SQLite takes some paths.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = TempDb {
+        path: dir.path().join("odd ?#%.sqlite3"),
+        _dir: dir,
+    };
     let code = RoomCode::from_u64(6);
     {
         let mut store = SqliteStore::open(&db.path).expect("opens");
@@ -431,7 +436,21 @@ fn the_archive_is_read_without_writing() {
     assert_eq!(games.len(), 1);
     assert!(archive.pgn(games[0].id).expect("reads").is_some());
     drop(archive);
+    // No lock files are left beside a file no relay has open.
+    let beside: Vec<_> = std::fs::read_dir(db.path.parent().expect("a directory"))
+        .expect("lists")
+        .map(|entry| entry.expect("an entry").file_name())
+        .collect();
+    assert_eq!(beside, ["odd ?#%.sqlite3"]);
     assert_eq!(pragma(&db, "user_version"), "1");
+
+    // One a relay has open is read through its log.
+    let mut store = SqliteStore::open(&db.path).expect("opens");
+    store
+        .commit(&[started(RoomCode::from_u64(7), Seat::First, 0)])
+        .expect("commit");
+    let archive = SqliteArchive::open(&db.path).expect("opens for reading");
+    assert_eq!(archive.games().expect("lists").len(), 1);
 
     let empty = temp_db();
     drop(rusqlite::Connection::open(&empty.path).expect("creates"));
