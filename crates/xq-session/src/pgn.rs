@@ -242,11 +242,20 @@ pub fn write(record: &Record, format: MoveFormat) -> String {
     if let Some(result) = record.result() {
         pairs.push(("Termination".to_owned(), result.to_string()));
     }
+    // The reader keeps the last `Termination` it reads, so only that one is written.
+    let termination = tags
+        .other
+        .iter()
+        .rposition(|(name, value)| name == "Termination" && writes_other(record, name, value));
     pairs.extend(
         tags.other
             .iter()
-            .filter(|(name, value)| writes_other(record, name, value))
-            .cloned(),
+            .enumerate()
+            .filter(|&(index, (name, value))| {
+                writes_other(record, name, value)
+                    && (name != "Termination" || Some(index) == termination)
+            })
+            .map(|(_, pair)| pair.clone()),
     );
 
     let mut out = String::new();

@@ -268,6 +268,23 @@ fn a_tab_in_a_tag_value_reads_as_a_space() {
     }
 }
 
+/// Of several `Termination`s in `other`, the reader would keep the last: only that one is
+/// written, so that what is written reads back the same.
+#[test]
+fn of_several_terminations_the_last_is_written() {
+    let mut record = parsed("1. h2e2 *");
+    record.tags.other = [("Termination", "first"), ("Termination", "last")]
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .into();
+    let text = write(&record, MoveFormat::Iccs);
+    let read = parsed(&text);
+    assert_eq!(
+        read.tags.other,
+        [("Termination".to_owned(), "last".to_owned())]
+    );
+    assert_eq!(write(&read, MoveFormat::Iccs), text);
+}
+
 #[test]
 fn an_unfinished_games_termination_survives_import_and_export() {
     let record = parsed("[Termination \"adjourned\"]\n1. h2e2 *");
