@@ -10,6 +10,8 @@ use std::convert::Infallible;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -237,25 +239,35 @@ impl MetricsEndpoint {
     /// Serves scrapes until the relay stops, then closes the listener and drops the scrapes
     /// still open: the endpoint never outlives what it reports on.
     ///
-    /// At most [`MAX_SCRAPES`] connections are served at once. A new one takes the place of
-    /// the oldest rather than being turned away: clients that connect and say nothing would
-    /// otherwise keep a scraper out, and a scrape itself takes a moment.
+    /// At most [`MAX_SCRAPES`] connections are served at once. When they are taken, a new one
+    /// takes the place of the oldest that has not sent a request yet: clients that connect
+    /// and say nothing would otherwise keep a scraper out, while a scraper that has spoken
+    /// (Prometheus keeps its connection between scrapes) keeps its place. Only when every
+    /// connection has spoken is the new one turned away.
     pub async fn serve(self) {
-        let mut scrapes: VecDeque<AbortHandle> = VecDeque::new();
+        let mut scrapes: VecDeque<Scrape> = VecDeque::new();
         loop {
             tokio::select! {
                 () = self.metrics.stopped() => break,
                 accepted = self.listener.accept() => match accepted {
                     Ok((stream, peer)) => {
-                        scrapes.retain(|scrape| !scrape.is_finished());
-                        if scrapes.len() >= MAX_SCRAPES
-                            && let Some(oldest) = scrapes.pop_front()
-                        {
-                            tracing::debug!(%peer, "metrics: too many scrapes, the oldest closed");
-                            oldest.abort();
+                        scrapes.retain(|scrape| !scrape.task.is_finished());
+                        if scrapes.len() >= MAX_SCRAPES {
+                            let silent = scrapes
+                                .iter()
+                                .position(|scrape| !scrape.spoke.load(Ordering::Relaxed));
+                            let Some(oldest) = silent.and_then(|index| scrapes.remove(index))
+                            else {
+                                tracing::debug!(%peer, "metrics: too many scrapes, connection closed");
+                                continue;
+                            };
+                            tracing::debug!(%peer, "metrics: too many scrapes, a silent one closed");
+                            oldest.task.abort();
                         }
-                        let scrape = tokio::spawn(serve_connection(stream, self.metrics.clone()));
-                        scrapes.push_back(scrape.abort_handle());
+                        let spoke = Arc::new(AtomicBool::new(false));
+                        let served = serve_connection(stream, self.metrics.clone(), Arc::clone(&spoke));
+                        let task = tokio::spawn(served).abort_handle();
+                        scrapes.push_back(Scrape { task, spoke });
                     }
                     Err(err) => {
                         // Out of file descriptors, most likely: pause rather than spin.
@@ -266,15 +278,25 @@ impl MetricsEndpoint {
             }
         }
         for scrape in scrapes {
-            scrape.abort();
+            scrape.task.abort();
         }
     }
 }
 
+/// A connection being served.
+struct Scrape {
+    task: AbortHandle,
+    /// Set once a request arrived on it.
+    spoke: Arc<AtomicBool>,
+}
+
 /// Serves one HTTP/1 connection; its errors (a client that went away, a bad request) end
 /// that connection alone.
-async fn serve_connection(stream: TcpStream, metrics: MetricsHandle) {
-    let service = service_fn(move |request| respond(request, metrics.clone()));
+async fn serve_connection(stream: TcpStream, metrics: MetricsHandle, spoke: Arc<AtomicBool>) {
+    let service = service_fn(move |request| {
+        spoke.store(true, Ordering::Relaxed);
+        respond(request, metrics.clone())
+    });
     let served = http1::Builder::new()
         // A scrape's request fits in one packet: a client that takes longer is gone.
         .timer(TokioTimer::new())

@@ -86,3 +86,51 @@ async fn silent_connections_do_not_lock_a_scraper_out() {
     .await
     .expect("the test finished in time");
 }
+
+/// A scraper that keeps its connection (as Prometheus does) keeps its place however many
+/// silent connections come after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_scrape_connection_outlasts_silent_ones() {
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let (server, addr, serving) = serve("exposition-kept").await;
+        let mut kept = TcpStream::connect(addr).await.expect("connects");
+        let scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+        for round in 0..2 {
+            kept.write_all(scrape.as_bytes()).await.expect("sends");
+            let head = response_on(&mut kept).await;
+            assert!(
+                head.starts_with("HTTP/1.1 200 OK\r\n"),
+                "round {round}: {head}"
+            );
+            let mut silent = Vec::new();
+            for _ in 0..32 {
+                silent.push(TcpStream::connect(addr).await.expect("connects"));
+            }
+        }
+        server.shutdown().await;
+        serving.await.expect("the endpoint stopped cleanly");
+    })
+    .await
+    .expect("the test finished in time");
+}
+
+/// Reads one response on a kept connection (its head, then a body of `Content-Length` bytes)
+/// and returns its head.
+async fn response_on(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    let mut byte = [0; 1];
+    while !received.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).await.expect("a head");
+        received.push(byte[0]);
+    }
+    let head = String::from_utf8(received).expect("a text head");
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length: "))
+        .expect("a length")
+        .parse()
+        .expect("a number");
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await.expect("a body");
+    head
+}
