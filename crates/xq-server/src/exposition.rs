@@ -239,7 +239,7 @@ impl MetricsEndpoint {
     /// Serves scrapes until the relay stops, then closes the listener and drops the scrapes
     /// still open: the endpoint never outlives what it reports on.
     ///
-    /// At most [`MAX_SCRAPES`] connections are served at once. When they are taken, a new one
+    /// At most 16 connections are served at once. When they are taken, a new one
     /// takes the place of the oldest that has not sent a request yet: clients that connect
     /// and say nothing would otherwise keep a scraper out, while a scraper that has spoken
     /// (Prometheus keeps its connection between scrapes) keeps its place. Only when every
