@@ -58,14 +58,14 @@ pub trait GameBackend {
     /// Who is connected to the game; `None` for a game with no network.
     fn presence(&self) -> Option<Presence>;
 
-    /// Whether [`rematch`](Self::rematch) would be accepted at `now`, without asking: what
-    /// greys out the Rematch button.
+    /// Whether [`rematch`](Self::rematch) would be accepted, without asking: what greys out
+    /// the Rematch button.
     ///
     /// # Errors
     ///
     /// The reason it would be refused: [`BackendError::Rematch`] while the game is still on;
     /// over a network also a spectator's [`BackendError::NotYourSeat`] and a lost connection.
-    fn check_rematch(&self, now: Timestamp) -> Result<(), BackendError>;
+    fn check_rematch(&self) -> Result<(), BackendError>;
 
     /// Starts the next game between the same players with colours swapped, once this one is
     /// over.

@@ -78,10 +78,8 @@ impl GameBackend for LocalGame {
         None
     }
 
-    fn check_rematch(&self, now: Timestamp) -> Result<(), BackendError> {
-        // The next match is only built, not kept: the match's own rules decide.
-        self.game.rematch(now)?;
-        Ok(())
+    fn check_rematch(&self) -> Result<(), BackendError> {
+        Ok(self.game.check_rematch()?)
     }
 
     fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {

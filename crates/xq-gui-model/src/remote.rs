@@ -233,12 +233,12 @@ impl GameBackend for RemoteGame {
         Some(self.connection())
     }
 
-    fn check_rematch(&self, _now: Timestamp) -> Result<(), BackendError> {
+    fn check_rematch(&self) -> Result<(), BackendError> {
         check::check_rematch(&self.mirror, self.seat, self.connection())
     }
 
-    fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {
-        self.check_rematch(now)?;
+    fn rematch(&mut self, _now: Timestamp) -> Result<(), BackendError> {
+        self.check_rematch()?;
         self.request(Request::Rematch)
     }
 }

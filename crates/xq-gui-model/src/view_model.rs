@@ -479,7 +479,7 @@ impl ViewModel {
                 request_undo: enabled(Action::RequestUndo),
                 offer_draw: enabled(Action::OfferDraw),
                 resign: enabled(Action::Resign),
-                rematch: game.check_rematch(now).is_ok(),
+                rematch: game.check_rematch().is_ok(),
             };
         }
         // Requests are answered even while a replay is open: the opponent is waiting.

@@ -143,13 +143,23 @@ impl Match {
     ///
     /// [`RematchError::Ongoing`] while this game is still being played.
     pub fn rematch(&self, now: Timestamp) -> Result<Self, RematchError> {
+        self.check_rematch()?;
+        Ok(Self::with_seats(
+            self.journal.config.clone(),
+            self.journal.red.other(),
+            now,
+        ))
+    }
+
+    /// Whether [`rematch`](Self::rematch) would give a new match, without building it.
+    ///
+    /// # Errors
+    ///
+    /// [`RematchError::Ongoing`] while this game is still being played.
+    pub const fn check_rematch(&self) -> Result<(), RematchError> {
         match self.status {
             Status::Ongoing => Err(RematchError::Ongoing),
-            Status::Finished(_) => Ok(Self::with_seats(
-                self.journal.config.clone(),
-                self.journal.red.other(),
-                now,
-            )),
+            Status::Finished(_) => Ok(()),
         }
     }
 

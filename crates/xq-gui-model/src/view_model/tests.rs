@@ -58,8 +58,8 @@ impl GameBackend for Seated {
     fn presence(&self) -> Option<Presence> {
         None
     }
-    fn check_rematch(&self, now: Timestamp) -> Result<(), BackendError> {
-        self.game.check_rematch(now)
+    fn check_rematch(&self) -> Result<(), BackendError> {
+        self.game.check_rematch()
     }
     fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError> {
         self.game.rematch(now)
