@@ -59,19 +59,19 @@ pub(crate) struct LoadArgs {
     matches: usize,
     /// How long to measure, in seconds (with `--idle`: how long the idle matches settle
     /// before the relay's memory is read).
-    #[arg(long, default_value_t = 10.0)]
-    seconds: f64,
+    #[arg(long, default_value = "10", value_parser = positive_seconds)]
+    seconds: Duration,
     /// Seconds of play before measuring starts, so that caches, buffers and allocators have
     /// settled.
-    #[arg(long, default_value_t = 1.0)]
-    warmup: f64,
+    #[arg(long, default_value = "1", value_parser = seconds)]
+    warmup: Duration,
     /// Seeds the scripted games: script `i` is a random legal game drawn with seed `SEED + i`,
     /// and match `m` plays script `m` modulo their number, game after game.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Moves per second to offer in total, spread evenly over the matches (default: every
     /// match moves as soon as its turn passes, which saturates the machine).
-    #[arg(long, value_name = "MOVES_PER_SECOND")]
+    #[arg(long, value_name = "MOVES_PER_SECOND", value_parser = per_second)]
     rate: Option<f64>,
     /// The relay's process id: its CPU use and memory are read from `/proc/PID/stat` and
     /// `/proc/PID/status` (Linux) and reported per match.
@@ -106,30 +106,32 @@ fn counts(most: u64) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::new().range(1..=most)
 }
 
-/// `seconds` as a duration, if it is one (finite, not negative, not beyond what a duration
-/// holds).
-fn duration(seconds: f64, what: &str) -> Result<Duration> {
-    Duration::try_from_secs_f64(seconds)
-        .map_err(|_| anyhow::anyhow!("{what} must be a number of seconds, not {seconds}"))
+/// A number of seconds as a duration, if it is one (finite, not negative, not beyond what a
+/// duration holds).
+fn seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text.parse().map_err(|err| format!("{err}"))?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| "not a number of seconds".to_string())
+}
+
+/// As [`seconds`], and more than none.
+fn positive_seconds(text: &str) -> Result<Duration, String> {
+    seconds(text).and_then(|duration| {
+        (!duration.is_zero())
+            .then_some(duration)
+            .ok_or_else(|| "must be more than zero".to_string())
+    })
+}
+
+/// A finite, positive rate.
+fn per_second(text: &str) -> Result<f64, String> {
+    let rate: f64 = text.parse().map_err(|err| format!("{err}"))?;
+    (rate.is_finite() && rate > 0.0)
+        .then_some(rate)
+        .ok_or_else(|| "must be a positive number".to_string())
 }
 
 /// Runs the benchmark and prints its `key: value` lines.
 pub(crate) fn load(args: LoadArgs) -> Result<()> {
-    ensure!(
-        !duration(args.seconds, "--seconds")?.is_zero(),
-        "--seconds must be positive"
-    );
-    duration(args.warmup, "--warmup")?;
-    if let Some(rate) = args.rate {
-        ensure!(
-            rate.is_finite() && rate > 0.0,
-            "--rate must be a positive number"
-        );
-        ensure!(
-            Duration::try_from_secs_f64(args.matches as f64 / rate).is_ok(),
-            "--rate is too small: each match would wait longer than a duration holds"
-        );
-    }
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if let Some(threads) = args.threads {
         runtime.worker_threads(threads);
@@ -150,7 +152,7 @@ async fn run(args: LoadArgs) -> Result<()> {
         let forwarder = Forwarder::start(args.matches, sizes.event)?;
         let addr = forwarder.addr;
         let setup = move |index| RawTable::seat(addr, index, sizes.command);
-        let report = drive(&args, Some(forwarder.thread.clone()), setup).await;
+        let report = drive(&args, Some(forwarder.thread.clone()), setup).await?;
         forwarder.stop();
         return report.print("baseline", "raw-udp", &args);
     }
@@ -174,7 +176,7 @@ async fn run(args: LoadArgs) -> Result<()> {
             index,
         )
     };
-    let report = drive(&args, relay, setup).await;
+    let report = drive(&args, relay, setup).await?;
     let mode = if args.idle { "idle" } else { "play" };
     report.print(mode, transport, &args)
 }
@@ -235,7 +237,7 @@ struct Report {
 /// Sets up every match, lets them play through the warm-up and the measured time (or sit
 /// idle), and collects what they measured. `relay` is the `/proc` directory of the process
 /// (or thread) whose CPU and memory are reported.
-async fn drive<T, F, Fut>(args: &LoadArgs, relay: Option<PathBuf>, setup: F) -> Report
+async fn drive<T, F, Fut>(args: &LoadArgs, relay: Option<PathBuf>, setup: F) -> Result<Report>
 where
     T: Table,
     F: Fn(usize) -> Fut,
@@ -248,7 +250,13 @@ where
     let errors = Arc::new(AtomicUsize::new(0));
     let interval = args
         .rate
-        .map(|rate| Duration::from_secs_f64(args.matches as f64 / rate));
+        .map(|rate| Duration::try_from_secs_f64(args.matches as f64 / rate))
+        .transpose()
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "--rate is too small: each match would wait longer than a duration holds"
+            )
+        })?;
     let idle = args.idle;
     let tasks: Vec<_> = (0..args.matches)
         .map(|index| {
@@ -291,12 +299,12 @@ where
         seated += usize::from(ok);
     }
     let _ = phase_tx.send(Phase::Warmup);
-    tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
+    tokio::time::sleep(args.warmup).await;
     let started = Instant::now();
     let load_start = Usage::read(&PathBuf::from("/proc/self")).ok();
     let relay_start = relay.as_deref().and_then(|dir| Usage::read(dir).ok());
     let _ = phase_tx.send(Phase::Measure);
-    tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
+    tokio::time::sleep(args.seconds).await;
     let _ = phase_tx.send(Phase::Stop);
     let elapsed = started.elapsed();
     let load_end = Usage::read(&PathBuf::from("/proc/self")).ok();
@@ -318,7 +326,7 @@ where
         let ticks = end?.cpu_ticks.checked_sub(start?.cpu_ticks)?;
         Some(ticks as f64 / TICKS_PER_SECOND / elapsed.as_secs_f64() * 100.0)
     };
-    Report {
+    Ok(Report {
         matches: args.matches,
         seated,
         elapsed,
@@ -328,7 +336,7 @@ where
         relay_cpu: cpu(relay_start, relay_end),
         relay_rss_before: relay_before.map(|usage| usage.rss_bytes),
         relay_rss: relay_end.map(|usage| usage.rss_bytes),
-    }
+    })
 }
 
 /// One match's life after setup: moves until the time is up (on a schedule if `schedule`
