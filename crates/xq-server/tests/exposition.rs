@@ -73,10 +73,7 @@ async fn the_endpoint_answers_only_get_metrics_and_stops_with_the_relay() {
 async fn silent_connections_do_not_lock_a_scraper_out() {
     tokio::time::timeout(TEST_TIMEOUT, async {
         let (server, addr, serving) = serve("exposition-silent").await;
-        let mut silent = Vec::new();
-        for _ in 0..32 {
-            silent.push(TcpStream::connect(addr).await.expect("connects"));
-        }
+        let _silent = silent_connections(addr).await;
         let scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
         let head = head_of(addr, scrape).await;
         assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
@@ -102,16 +99,22 @@ async fn a_kept_scrape_connection_outlasts_silent_ones() {
                 head.starts_with("HTTP/1.1 200 OK\r\n"),
                 "round {round}: {head}"
             );
-            let mut silent = Vec::new();
-            for _ in 0..32 {
-                silent.push(TcpStream::connect(addr).await.expect("connects"));
-            }
+            let _silent = silent_connections(addr).await;
         }
         server.shutdown().await;
         serving.await.expect("the endpoint stopped cleanly");
     })
     .await
     .expect("the test finished in time");
+}
+
+/// Twice as many connections as the endpoint serves at once, none of which says a word.
+async fn silent_connections(addr: SocketAddr) -> Vec<TcpStream> {
+    let mut silent = Vec::new();
+    for _ in 0..32 {
+        silent.push(TcpStream::connect(addr).await.expect("connects"));
+    }
+    silent
 }
 
 /// Reads one response on a kept connection (its head, then a body of `Content-Length` bytes)
