@@ -42,7 +42,8 @@ pub struct Config {
     /// later: this is the flow control. Acks meanwhile tell the peer that the application is
     /// behind, so it waits however long the application takes, rather than fail with
     /// [`ConnectionError::Unacknowledged`](crate::proto::ConnectionError::Unacknowledged).
-    /// Default 1 MiB.
+    /// Once the application has emptied half the buffer, an ack tells the peer so at once, and
+    /// it sends the rest without waiting for its next retransmission timeout. Default 1 MiB.
     pub recv_buffer_size: usize,
     /// Datagrams carrying data that may be in flight at once, and the receive window in
     /// datagrams. This fixed window is the only congestion control. Default 256 (about 300 KB).

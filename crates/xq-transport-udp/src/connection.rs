@@ -82,8 +82,8 @@ impl Connection {
     /// close, [`LocallyClosed`](crate::proto::ConnectionError::LocallyClosed) after ours, or the
     /// failure (timeout, peer not acknowledging, protocol violation).
     pub async fn recv(&self) -> Result<Vec<u8>, Error> {
-        // Taking a frame sends nothing: a receiver never tells the sender about buffer space
-        // it freed, since the sender learns it from acks, which already went out.
+        // Taking a frame sends nothing, but for the window update after a full buffer, which
+        // the link asks for itself.
         self.wait(Output::None, next_frame).await
     }
 
@@ -157,6 +157,7 @@ impl Connection {
         output: Output,
         step: impl FnOnce(&mut Link) -> Option<Result<T, Error>>,
     ) -> Poll<Result<T, Error>> {
+        let mut flush = output == Output::Queued;
         let outcome = {
             let mut state = self.inner.shared.lock();
             let state = &mut *state;
@@ -164,6 +165,7 @@ impl Connection {
                 return Poll::Ready(Err(Error::EndpointClosed));
             };
             let outcome = step(link);
+            flush |= link.has_immediate_ack();
             if outcome.is_none() {
                 // A handle's link keeps its entry until the handle is dropped; without one,
                 // nothing would wake this task.
@@ -174,7 +176,7 @@ impl Connection {
             }
             outcome
         };
-        if output == Output::Queued {
+        if flush {
             self.inner.shared.wake_driver.notify_one();
         }
         outcome.map_or(Poll::Pending, Poll::Ready)
@@ -202,7 +204,8 @@ fn refusal(link: &Link, error: SendError) -> Error {
 pub(crate) enum Output {
     /// It may: the driver must look at the link.
     Queued,
-    /// It never does.
+    /// It does not, though the link may ask for an ack at once (a window update), which
+    /// [`Link::has_immediate_ack`] tells.
     None,
 }
 

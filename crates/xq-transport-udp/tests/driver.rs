@@ -203,3 +203,37 @@ async fn closing_the_endpoint_fails_a_pending_connect_at_once() -> Result<(), Er
     })
     .await
 }
+
+/// A reader whose buffer filled while it paused tells the sender at once when it reads again
+/// (a window update), so the rest comes now, not at the sender's next probe.
+#[tokio::test]
+async fn a_reader_that_reads_again_gets_the_rest_before_the_next_probe() -> Result<(), Error> {
+    bounded(async {
+        let config = Config {
+            recv_buffer_size: 10_000,
+            // No probe, keep-alive or timeout falls within the test's ten seconds: only a
+            // window update can move what the full buffer refused.
+            min_rto: Duration::from_secs(20),
+            max_rto: Duration::from_secs(20),
+            keep_alive_interval: None,
+            idle_timeout: Duration::from_secs(60),
+            ..Config::default()
+        };
+        let (_server, _client, outgoing, incoming) = pair(config).await?;
+        let sent: Vec<Vec<u8>> = (0..100_u8).map(|index| vec![index; 996]).collect();
+        for frame in &sent {
+            outgoing.send(frame.clone()).await?;
+        }
+        // Time for the buffer to fill and the rest to be refused.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        for frame in &sent {
+            assert_eq!(&incoming.recv().await?, frame);
+        }
+        assert!(
+            outgoing.stats().retransmits > 0,
+            "nothing was refused: the test did not pause the reader long enough"
+        );
+        Ok(())
+    })
+    .await
+}

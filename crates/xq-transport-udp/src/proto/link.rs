@@ -7,7 +7,7 @@ use crate::Config;
 
 use super::error::{ConnectionError, Dropped, SendError};
 use super::packet::{Ack, Chunk, ChunkKind, ConnectionId, Packet};
-use super::recv::{Received, RecvLimits, RecvQueue};
+use super::recv::{Received, RecvLimits, RecvQueue, Unblocked};
 use super::rtt::{RtoBounds, RttEstimator};
 use super::send::SendQueue;
 use super::stats::Stats;
@@ -35,6 +35,9 @@ pub struct Link {
     rtt: RttEstimator,
     /// Consecutive retransmission timeouts without progress.
     backoff: u32,
+    /// Whether the peer's latest ack said its application is behind: the ack that says it
+    /// has caught up (a window update) has what it refused sent again at once.
+    peer_blocked: bool,
     acks: AckState,
     /// Last time a datagram from the peer was accepted.
     last_received: Instant,
@@ -109,10 +112,10 @@ impl AckState {
             }
             // Gaps and duplicates are reported at once so the sender learns of losses early.
             Received::New { in_order: false } | Received::Duplicate => self.immediate = true,
-            // The sender learns soon that its data arrives, though its application is behind.
-            Received::Blocked => {
-                self.deadline.get_or_insert(now + config.max_ack_delay);
-            }
+            // The sender learns at once that its data arrives though the application is
+            // behind, before the application can make room: the window update that follows
+            // means something only to a sender that knows it was refused.
+            Received::Blocked => self.immediate = true,
             Received::Refused => {}
         }
     }
@@ -177,6 +180,7 @@ impl Link {
             recv: RecvQueue::new(),
             rtt: RttEstimator::new(),
             backoff: 0,
+            peer_blocked: false,
             acks: AckState::default(),
             last_received: now,
             last_chunk_sent: now,
@@ -291,10 +295,21 @@ impl Link {
     }
 
     /// Takes the next frame received whole and in order.
+    ///
+    /// Taking the frame that makes room in a receive buffer that refused chunks makes an ack
+    /// due at once, a window update: see [`has_immediate_ack`](Self::has_immediate_ack).
     pub fn poll_frame(&mut self) -> Option<Vec<u8>> {
-        let frame = self.recv.pop_frame()?;
+        let (frame, Unblocked(unblocked)) = self.recv.pop_frame(self.recv_limits())?;
+        self.acks.immediate |= unblocked;
         self.stats.frames_received += 1;
         Some(frame)
+    }
+
+    /// Whether an ack is due now rather than with the next data or after the ack delay: a
+    /// driver that flushes only after datagrams and timers checks this after taking frames,
+    /// so that a window update goes out at once.
+    pub fn has_immediate_ack(&self) -> bool {
+        self.acks.immediate
     }
 
     /// Starts a graceful close: frames already queued are delivered, then a close is
@@ -542,17 +557,19 @@ impl Link {
                 // A close, though, must end: a peer that never reads again is given up on.
                 self.waiting_since = now;
             }
+            if self.peer_blocked && !ack.blocked {
+                // A window update: what is still in flight was refused (or crossed this ack,
+                // and arrives twice, harmlessly), and the backoff measured a pause, not a loss.
+                self.send.on_rto(now, Duration::ZERO);
+                self.backoff = 0;
+            }
+            self.peer_blocked = ack.blocked;
             if let Some(sample) = outcome.rtt_sample {
                 self.rtt.on_sample(sample);
             }
         }
         if let Some(chunk) = chunk {
-            let limits = RecvLimits {
-                window: u64::from(self.config.window),
-                buffer: self.config.recv_buffer_size,
-                max_frame: self.config.max_frame_size,
-            };
-            match self.recv.on_chunk(&chunk, limits) {
+            match self.recv.on_chunk(&chunk, self.recv_limits()) {
                 Ok(received) => {
                     self.stats.duplicates += u64::from(received == Received::Duplicate);
                     self.acks.on_received(now, received, &self.config);
@@ -594,6 +611,14 @@ impl Link {
     fn finish(&mut self, reason: ConnectionError) {
         self.reason.get_or_insert(reason);
         self.state = State::Closed;
+    }
+
+    fn recv_limits(&self) -> RecvLimits {
+        RecvLimits {
+            window: u64::from(self.config.window),
+            buffer: self.config.recv_buffer_size,
+            max_frame: self.config.max_frame_size,
+        }
     }
 
     fn rto(&self) -> Duration {

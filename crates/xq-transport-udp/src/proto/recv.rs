@@ -25,7 +25,8 @@ pub(crate) struct RecvQueue {
     ready_bytes: usize,
     /// Whether the peer's close chunk has been consumed: nothing follows it.
     closed: bool,
-    /// Whether a chunk was refused for lack of room since the application last took a frame.
+    /// Whether a chunk was refused for lack of room, and the application has not made room
+    /// since.
     blocked: bool,
 }
 
@@ -55,6 +56,10 @@ pub(crate) enum Received {
     Blocked,
 }
 
+/// Whether taking a frame made room in a queue that had refused chunks for lack of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Unblocked(pub(crate) bool);
+
 /// The peer sent chunks that cannot come from a correct sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Violation;
@@ -77,16 +82,21 @@ impl RecvQueue {
         self.closed
     }
 
-    /// Takes the next whole frame.
-    pub(crate) fn pop_frame(&mut self) -> Option<Vec<u8>> {
+    /// Takes the next whole frame, and says whether it [`Unblocked`] the queue: the peer
+    /// must hear of that at once, or it would wait for its next probe to send again.
+    ///
+    /// A queue that refused chunks counts as blocked until it is half empty, so that the
+    /// peer, once told, can send a window's worth rather than have most of it refused again.
+    pub(crate) fn pop_frame(&mut self, limits: RecvLimits) -> Option<(Vec<u8>, Unblocked)> {
         let frame = self.ready.pop_front()?;
         self.ready_bytes -= frame.len() + FRAME_SLOT;
-        self.blocked = false;
+        let unblocked = self.blocked && self.ready_bytes <= limits.buffer / 2;
+        self.blocked &= !unblocked;
         if self.ready.is_empty() {
             // A relay holds thousands of mostly idle links: none keeps a queue it is not using.
             self.ready = VecDeque::new();
         }
-        Some(frame)
+        Some((frame, Unblocked(unblocked)))
     }
 
     /// Heap bytes held, counting an early chunk as its entry and payload.
@@ -223,7 +233,7 @@ mod tests {
     }
 
     fn frames(queue: &mut RecvQueue) -> Vec<Vec<u8>> {
-        std::iter::from_fn(|| queue.pop_frame()).collect()
+        std::iter::from_fn(|| queue.pop_frame(LIMITS).map(|(frame, _)| frame)).collect()
     }
 
     #[test]
@@ -286,12 +296,42 @@ mod tests {
             Ok(Received::Blocked)
         );
         assert!(queue.ack().is_some_and(|ack| ack.blocked));
-        queue.pop_frame();
+        assert_eq!(frames(&mut queue).len(), 2);
         assert!(queue.ack().is_some_and(|ack| !ack.blocked));
         assert_eq!(
             queue.on_chunk(&frag(2, true, true, b""), LIMITS),
             Ok(Received::New { in_order: true })
         );
+    }
+
+    /// The peer hears of room once there is room for much, not at every frame taken: a
+    /// window update that most of the peer's answer to would be refused is worth little.
+    #[test]
+    fn unblocks_once_the_application_has_emptied_half_the_buffer() {
+        let mut queue = RecvQueue::new();
+        // 34 bytes each with its slot: the fourth chunk finds 102 of 100 taken.
+        for seq in 0..3 {
+            assert_eq!(
+                queue.on_chunk(&frag(seq, true, true, &[0; 10]), LIMITS),
+                Ok(Received::New { in_order: true })
+            );
+        }
+        assert_eq!(
+            queue.on_chunk(&frag(3, true, true, b""), LIMITS),
+            Ok(Received::Blocked)
+        );
+        let taken = Some((vec![0; 10], Unblocked(false)));
+        assert_eq!(queue.pop_frame(LIMITS), taken);
+        assert!(
+            queue.ack().is_some_and(|ack| ack.blocked),
+            "68 of 100 taken"
+        );
+        assert_eq!(
+            queue.pop_frame(LIMITS),
+            Some((vec![0; 10], Unblocked(true)))
+        );
+        assert!(queue.ack().is_some_and(|ack| !ack.blocked));
+        assert_eq!(queue.pop_frame(LIMITS), taken, "said once");
     }
 
     #[test]

@@ -169,3 +169,35 @@ fn a_close_ends_though_the_peer_never_reads_again() {
     assert_eq!(a.state(), LinkState::Closed);
     assert_eq!(a.close_reason(), Some(&ConnectionError::Unacknowledged));
 }
+
+/// A reader that makes room after a long pause says so at once (a window update): the rest
+/// comes without waiting for the sender's next probe, however far it has backed off.
+#[test]
+fn a_reader_that_makes_room_gets_the_rest_at_once() {
+    let mut now = Instant::now();
+    let config = Config {
+        recv_buffer_size: 10_000,
+        ..Config::default()
+    };
+    let (mut a, mut b) = linked(config, now);
+    let sent: Vec<Vec<u8>> = (0..100_u8).map(|index| vec![index; 996]).collect();
+    for frame in &sent {
+        a.send(frame.clone()).expect("send");
+    }
+    let end = now + Duration::from_secs(5);
+    while now < end {
+        tick(&mut a, &mut b, &mut now);
+    }
+    // From here the clock stands still: no probe is due, only window updates move data.
+    let mut received = Vec::new();
+    loop {
+        exchange(&mut a, &mut b, now);
+        let taken: Vec<Vec<u8>> = std::iter::from_fn(|| b.poll_frame()).collect();
+        if taken.is_empty() {
+            break;
+        }
+        received.extend(taken);
+    }
+    assert_eq!(received.len(), sent.len(), "the rest waits for a probe");
+    assert_eq!(received, sent);
+}
