@@ -88,4 +88,7 @@ pub use snapshot::{SeatInfo, Snapshot};
 /// The protocol version this crate speaks. A hello with another version is refused with
 /// [`DisconnectReason::VersionMismatch`]; every frame also starts with it, so a frame from
 /// another version fails to decode with a clear error instead of being misread.
-pub const PROTOCOL_VERSION: u8 = 1;
+///
+/// Version 2 added the draw by abandonment of both seats ([`xq_session::Command::AbandonBoth`],
+/// [`xq_session::DrawReason::Abandonment`]), which a version 1 peer could not decode.
+pub const PROTOCOL_VERSION: u8 = 2;

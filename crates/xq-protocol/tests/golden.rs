@@ -5,7 +5,7 @@ use xq_protocol::{
     ClientMsg, DisconnectReason, ErrorCode, RoomOptions, SeatChoice, ServerMsg, codec,
 };
 use xq_rules::{Color, Move, Square};
-use xq_session::{Command, CommandError, TimeControl, UndoPolicy};
+use xq_session::{Command, CommandError, DrawReason, Event, GameResult, TimeControl, UndoPolicy};
 
 fn hex(msg: &impl serde::Serialize) -> String {
     let frame = codec::to_frame(msg).unwrap_or_else(|e| panic!("{e}"));
@@ -15,28 +15,29 @@ fn hex(msg: &impl serde::Serialize) -> String {
 #[test]
 fn client_messages_keep_their_bytes() {
     let hello = ClientMsg::Hello {
-        version: 1,
+        version: 2,
         client: "xq".into(),
         resume: None,
     };
-    assert_eq!(hex(&hello), "010001027871 00".replace(' ', ""));
+    assert_eq!(hex(&hello), "020002027871 00".replace(' ', ""));
     let play = ClientMsg::Command(Command::Play {
         by: Color::Red,
         mv: Move::new(Square::H2, Square::E2),
     });
-    assert_eq!(hex(&play), "010500001916");
+    assert_eq!(hex(&play), "020500001916");
     let create = ClientMsg::CreateRoom(RoomOptions {
         time_control: TimeControl::Untimed,
         undo: UndoPolicy::PerSeat(3),
         seat: SeatChoice::Black,
     });
-    assert_eq!(hex(&create), "010100020301");
+    assert_eq!(hex(&create), "020100020301");
     assert_eq!(
         hex(&ClientMsg::JoinRoom {
             code: "K7QX3M".parse().unwrap_or_else(|e| panic!("{e}"))
         }),
-        "0102064b375158334d"
+        "0202064b375158334d"
     );
+    assert_eq!(hex(&ClientMsg::Command(Command::AbandonBoth)), "02050b");
 }
 
 #[test]
@@ -45,10 +46,17 @@ fn server_messages_keep_their_bytes() {
         code: ErrorCode::Rejected(CommandError::NotYourTurn),
         message: "not your turn".into(),
     };
-    assert_eq!(hex(&refused), "010808010d6e6f7420796f7572207475726e");
+    assert_eq!(hex(&refused), "020808010d6e6f7420796f7572207475726e");
     let bye = ServerMsg::Disconnect {
         reason: DisconnectReason::ShuttingDown,
         message: String::new(),
     };
-    assert_eq!(hex(&bye), "01090500");
+    assert_eq!(hex(&bye), "02090500");
+    let drawn = ServerMsg::Event {
+        seq: 7,
+        event: Event::GameOver(GameResult::Draw {
+            reason: DrawReason::Abandonment,
+        }),
+    };
+    assert_eq!(hex(&drawn), "0204070c0103");
 }

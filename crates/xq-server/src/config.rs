@@ -14,7 +14,8 @@ use crate::RateLimit;
 pub struct Config {
     /// How long a player's seat is held after its connection fails or it leaves. A resume
     /// within this time takes the seat back; after it, an ongoing game is lost by abandonment
-    /// and the resume token is refused.
+    /// (drawn, if both seats' grace periods end at the same moment, as after a restart that
+    /// neither player came back to) and the resume token is refused.
     pub grace: Duration,
     /// How many undecodable frames a connection may send before it is disconnected: a client
     /// with a bug gets typed errors to debug with, a flood of garbage does not get a relay's

@@ -241,19 +241,29 @@ impl Room {
         }
     }
 
-    /// Handles the passing of time: a flag, then seats whose grace period is over (each loses
-    /// a game still on by abandonment).
+    /// Handles the passing of time: a flag, then seats whose grace period is over. A game
+    /// still on is lost by the seat that left, or drawn if both grace periods end together
+    /// (both left at the same moment, as after a restart that neither came back to).
     pub(crate) fn handle_timeout(&mut self, now: Timestamp, grace: Duration, outbox: &mut Outbox) {
         if let Some(game) = &mut self.game {
             game.handle_timeout(now);
         }
-        for seat in SEATS {
-            let Some(since) = self.seats[seat].away_since() else {
-                continue;
-            };
-            if since + grace > now {
-                continue;
-            }
+        let grace_over = |seat| {
+            self.seats[seat]
+                .away_since()
+                .is_some_and(|since| since + grace <= now)
+        };
+        let lost = Seats {
+            first: grace_over(Seat::First),
+            second: grace_over(Seat::Second),
+        };
+        let abandonment = match (lost.first, lost.second) {
+            (true, true) => Some(xq_session::Command::AbandonBoth),
+            (true, false) => Some(self.abandon(Seat::First)),
+            (false, true) => Some(self.abandon(Seat::Second)),
+            (false, false) => None,
+        };
+        for seat in SEATS.into_iter().filter(|&seat| lost[seat]) {
             self.seats[seat] = SeatState::Gone;
             outbox.persist(Persist::SeatLost {
                 code: self.code,
@@ -263,16 +273,23 @@ impl Room {
                 self.rematch = None;
             }
             tracing::info!(room = %self.code, ?seat, "grace period over: seat lost");
-            let by = self.color_of(seat);
-            if let Some(game) = self.game.as_mut().filter(|g| g.status().is_ongoing()) {
-                // An ongoing game accepts an abandonment; should it ever refuse, the game
-                // simply goes on with the seat lost.
-                if let Err(err) = game.handle(now, xq_session::Command::Abandon { by }) {
-                    tracing::warn!(room = %self.code, %err, "abandonment refused");
-                }
+        }
+        let game = self.game.as_mut().filter(|g| g.status().is_ongoing());
+        if let Some((game, abandonment)) = game.zip(abandonment) {
+            // An ongoing game accepts an abandonment; should it ever refuse, the game simply
+            // goes on with the seat lost.
+            if let Err(err) = game.handle(now, abandonment) {
+                tracing::warn!(room = %self.code, %err, "abandonment refused");
             }
         }
         self.flush(outbox);
+    }
+
+    /// The command by which `seat`'s player abandons the game.
+    fn abandon(&self, seat: Seat) -> xq_session::Command {
+        xq_session::Command::Abandon {
+            by: self.color_of(seat),
+        }
     }
 
     /// When this room next needs [`Room::handle_timeout`] (or closes as expired).

@@ -12,7 +12,8 @@ use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
 use xq_server::{Config, ConnId, Output, Persist, Relay};
 use xq_session::{
-    Command, CommandError, Event, GameResult, Match, Status, TimeControl, Timestamp, WinReason,
+    Command, CommandError, DrawReason, Event, GameResult, Match, Status, TimeControl, Timestamp,
+    WinReason,
 };
 
 const GRACE: Duration = Duration::from_secs(60);
@@ -778,6 +779,43 @@ fn staying_away_past_the_grace_period_abandons_the_game() {
     h.advance(GRACE.as_millis() as u64);
     assert_eq!(h.relay.room_count(), 0);
     assert_eq!(h.relay.poll_timeout(), None);
+}
+
+/// Players who leave together (as when a restarted relay waits for both) and stay away both
+/// lose their seats at the same moment: neither lost alone, so the game is drawn.
+#[test]
+fn both_staying_away_past_the_same_grace_period_draws_the_game() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    h.play(red, "h2e2");
+    let spectator = h.client();
+    h.send(spectator, ClientMsg::Spectate { code: red.code });
+    h.take(spectator);
+    h.disconnect(red.conn);
+    h.disconnect(black.conn);
+
+    h.advance(GRACE.as_millis() as u64);
+    let over = events(&h.take(spectator));
+    assert_eq!(
+        over.iter().map(|(_, event)| event).collect::<Vec<_>>(),
+        [&Event::GameOver(GameResult::Draw {
+            reason: DrawReason::Abandonment
+        })]
+    );
+    for token in [red.token, black.token] {
+        let late = h.raw();
+        h.send(late, hello(Some(token)));
+        assert!(matches!(
+            h.take(late)[..],
+            [
+                ServerMsg::Welcome { .. },
+                ServerMsg::Error {
+                    code: ErrorCode::ResumeRefused,
+                    ..
+                }
+            ]
+        ));
+    }
 }
 
 #[test]

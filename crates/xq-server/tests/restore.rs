@@ -298,6 +298,36 @@ fn a_seat_nobody_resumes_is_lost_and_the_game_archived() {
     assert_refused(&mut life, &mut store, black_token);
 }
 
+/// After a restart that neither player comes back to, both seats' grace periods end at the
+/// same moment: neither lost alone, so the game is archived as a draw.
+#[test]
+fn a_game_nobody_resumes_is_archived_as_a_draw() {
+    let mut store = SqliteStore::open(":memory:").expect("opens");
+    let (life, _, red_token, black_token) = opening(&mut store);
+    drop(life);
+    let mut life = Life::start(&mut store, 2);
+    life.advance(&mut store, GRACE.as_millis() as u64);
+    assert_eq!(
+        life.relay.room_count(),
+        0,
+        "both seats lost: the room closes"
+    );
+    let games = store.games().expect("lists");
+    let [archived] = &games[..] else {
+        panic!("expected one archived game, got {games:?}")
+    };
+    assert_eq!(archived.result, "1/2-1/2");
+    assert_eq!(archived.termination, "abandonment");
+    assert!(store.open_rooms().expect("reads").is_empty());
+    for (conn, token) in [(RED, red_token), (BLACK, black_token)] {
+        life.hello(&mut store, conn, Some(token));
+        assert!(matches!(
+            life.take(conn)[..],
+            [ServerMsg::Welcome { .. }, ServerMsg::Error { .. }]
+        ));
+    }
+}
+
 /// A store written before seat losses were kept (version 1) holds the abandonment alone: the
 /// seat that abandoned is lost after the restart all the same.
 #[test]

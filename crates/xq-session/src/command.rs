@@ -5,8 +5,8 @@ use xq_rules::{Color, IllegalMove, Move};
 /// Something a seat (or the relay) asks the match to do. Feed it to [`crate::Match::handle`].
 ///
 /// Players are known only by the [`Color`] they play; the relay maps connections to colours
-/// (see [`crate::Seat`]). The last three commands are the relay's own and must never be taken
-/// from a client.
+/// (see [`crate::Seat`]). The commands [`player`](Self::player) gives no colour for are the
+/// relay's own and must never be taken from a client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Command {
@@ -70,6 +70,10 @@ pub enum Command {
     /// at once: time since the last input before the restart is not charged, and timestamps
     /// from the new origin are measured from here.
     ResumeClocks,
+    /// Relay only: both seats stayed disconnected past grace periods that ended at the same
+    /// moment (after a restart that neither player came back to), and neither loses alone:
+    /// the game is drawn.
+    AbandonBoth,
 }
 
 impl Command {
@@ -86,7 +90,9 @@ impl Command {
             | Self::WithdrawDraw { by }
             | Self::AnswerDraw { by, .. }
             | Self::Resign { by } => Some(by),
-            Self::Abandon { .. } | Self::PauseClocks | Self::ResumeClocks => None,
+            Self::Abandon { .. } | Self::PauseClocks | Self::ResumeClocks | Self::AbandonBoth => {
+                None
+            }
         }
     }
 }
@@ -163,6 +169,7 @@ mod tests {
         );
         assert_eq!(Command::Abandon { by: Color::Red }.player(), None);
         assert_eq!(Command::PauseClocks.player(), None);
+        assert_eq!(Command::AbandonBoth.player(), None);
         assert_eq!(Command::ResumeClocks.player(), None);
     }
 }

@@ -277,6 +277,7 @@ impl Match {
             Command::Abandon { by } => self.concede(now, by, WinReason::Abandonment),
             Command::PauseClocks => self.pause_clocks(now),
             Command::ResumeClocks => self.resume_clocks(now),
+            Command::AbandonBoth => self.draw(now, DrawReason::Abandonment),
         }?;
         self.journal.entries.push(Entry {
             at: now,
@@ -509,6 +510,12 @@ impl Match {
         self.ensure_ongoing()?;
         let winner = !loser;
         self.finish(now, GameResult::Win { winner, reason });
+        Ok(())
+    }
+
+    fn draw(&mut self, now: Timestamp, reason: DrawReason) -> Result<(), CommandError> {
+        self.ensure_ongoing()?;
+        self.finish(now, GameResult::Draw { reason });
         Ok(())
     }
 

@@ -66,6 +66,8 @@ pub enum DrawReason {
     MoveLimit,
     /// One seat offered a draw and the other accepted.
     Agreement,
+    /// Both seats stayed disconnected past grace periods that ended at the same moment.
+    Abandonment,
 }
 
 impl Status {
@@ -110,7 +112,12 @@ impl WinReason {
 
 impl DrawReason {
     /// Every reason, in declaration order.
-    pub const ALL: [Self; 3] = [Self::Repetition, Self::MoveLimit, Self::Agreement];
+    pub const ALL: [Self; 4] = [
+        Self::Repetition,
+        Self::MoveLimit,
+        Self::Agreement,
+        Self::Abandonment,
+    ];
 }
 
 impl fmt::Display for GameResult {
@@ -142,6 +149,7 @@ impl fmt::Display for DrawReason {
             Self::Repetition => "repetition",
             Self::MoveLimit => "move limit",
             Self::Agreement => "agreement",
+            Self::Abandonment => "abandonment",
         })
     }
 }

@@ -27,6 +27,8 @@ enum Action {
     Resign(bool, u8),
     /// Abandons, but only when the gate is 0.
     Abandon(bool, u8),
+    /// Both abandon at once, but only when the gate is 0.
+    AbandonBoth(u8),
     Pause,
     Resume,
     /// Time passes, then the timer fires if it is due.
@@ -46,6 +48,7 @@ fn action() -> impl Strategy<Value = Action> {
         2 => (seat(), prop::bool::weighted(0.15)).prop_map(|(s, a)| Action::AnswerDraw(s, a)),
         1 => (seat(), 0..10u8).prop_map(|(s, gate)| Action::Resign(s, gate)),
         1 => (seat(), 0..10u8).prop_map(|(s, gate)| Action::Abandon(s, gate)),
+        1 => (0..10u8).prop_map(Action::AbandonBoth),
         1 => Just(Action::Pause),
         1 => Just(Action::Resume),
         3 => (0..4_000u16).prop_map(Action::Wait),
@@ -106,7 +109,8 @@ fn command(game: &Match, action: &Action) -> Option<Command> {
         },
         Action::Resign(s, 0) => Command::Resign { by: seat(game, s) },
         Action::Abandon(s, 0) => Command::Abandon { by: seat(game, s) },
-        Action::Resign(..) | Action::Abandon(..) => return None,
+        Action::AbandonBoth(0) => Command::AbandonBoth,
+        Action::Resign(..) | Action::Abandon(..) | Action::AbandonBoth(_) => return None,
         Action::Pause => Command::PauseClocks,
         Action::Resume => Command::ResumeClocks,
         Action::Wait(_) => return None,

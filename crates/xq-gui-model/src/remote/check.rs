@@ -63,7 +63,10 @@ pub(super) fn check(
             Some(offerer) => (offerer == by).then_some(CommandError::CannotAnswerOwnRequest),
         },
         Command::Resign { .. } => None,
-        Command::Abandon { .. } | Command::PauseClocks | Command::ResumeClocks => {
+        Command::Abandon { .. }
+        | Command::PauseClocks
+        | Command::ResumeClocks
+        | Command::AbandonBoth => {
             return Err(BackendError::Reserved);
         }
     };
@@ -169,10 +172,17 @@ mod tests {
             ),
             Ok(())
         );
-        assert_eq!(
-            refusal(&start, Color::Red, Command::PauseClocks),
-            Err(BackendError::Reserved)
-        );
+        for reserved in [
+            Command::Abandon { by: Color::Red },
+            Command::PauseClocks,
+            Command::ResumeClocks,
+            Command::AbandonBoth,
+        ] {
+            assert_eq!(
+                refusal(&start, Color::Red, reserved),
+                Err(BackendError::Reserved)
+            );
+        }
     }
 
     #[test]

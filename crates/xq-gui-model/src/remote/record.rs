@@ -63,6 +63,9 @@ fn conclude(game: &mut Match, result: GameResult) {
                 accept: true,
             },
         ],
+        GameResult::Draw {
+            reason: DrawReason::Abandonment,
+        } => &[Command::AbandonBoth],
         _ => &[],
     };
     for &input in inputs {
@@ -102,6 +105,9 @@ mod tests {
             },
             GameResult::Draw {
                 reason: DrawReason::Agreement,
+            },
+            GameResult::Draw {
+                reason: DrawReason::Abandonment,
             },
         ] {
             let record = record(&finished(result));

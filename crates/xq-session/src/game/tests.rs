@@ -9,7 +9,7 @@ use xq_rules::iccs::Iccs;
 use xq_rules::{ByColor, Color, IllegalMove, Piece, Role, Square};
 
 use super::*;
-use crate::{TimeControl, UndoPolicy};
+use crate::{TimeControl, UndoPolicy, pgn};
 
 const RED: Color = Color::Red;
 const BLACK: Color = Color::Black;
@@ -229,6 +229,7 @@ fn commands_after_the_game_are_refused() {
         Command::Abandon { by: BLACK },
         Command::PauseClocks,
         Command::ResumeClocks,
+        Command::AbandonBoth,
     ] {
         assert_eq!(
             h.try_cmd(command),
@@ -734,6 +735,25 @@ fn resignation_and_abandonment_lose_at_once() {
     h.play("h2e2");
     h.cmd(Command::Abandon { by: RED });
     assert_eq!(h.result(), win(BLACK, WinReason::Abandonment));
+}
+
+#[test]
+fn abandoned_by_both_at_once_is_a_draw_that_replays() {
+    let mut h = Harness::new(timed(60, 0));
+    h.play("h2e2 h9g7");
+    h.advance_to(5_000);
+    h.cmd(Command::AbandonBoth);
+    assert_eq!(h.result(), draw(DrawReason::Abandonment));
+    assert!(!h.game.clocks_running());
+    assert_eq!(h.game.clocks(Timestamp::from_millis(9_000)), secs(55, 60));
+    let over = Event::GameOver(GameResult::Draw {
+        reason: DrawReason::Abandonment,
+    });
+    assert_eq!(h.events().last(), Some(&over));
+    assert_eq!(Match::from_journal(h.game.journal()), Ok(h.game.clone()));
+    let record = h.game.record();
+    let read = pgn::parse(&pgn::write(&record, pgn::MoveFormat::Iccs));
+    assert_eq!(read.map(|read| read.result()), Ok(h.result()));
 }
 
 #[test]

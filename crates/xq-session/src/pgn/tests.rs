@@ -334,3 +334,25 @@ fn descriptive_moves_that_fit_no_legal_move_are_named() {
     assert_eq!((line, text.as_str()), (1, "R1+9"));
     assert_eq!(reason, MoveError::Wxf(WxfError::Illegal));
 }
+
+/// Every result reads back with its reason, though some words (abandonment) name the reason
+/// of a win and of a draw alike: the result token tells them apart.
+#[test]
+fn every_result_reads_back_with_its_reason() {
+    let wins = WinReason::ALL.into_iter().flat_map(|reason| {
+        [Color::Red, Color::Black].map(|winner| GameResult::Win { winner, reason })
+    });
+    let draws = DrawReason::ALL
+        .into_iter()
+        .map(|reason| GameResult::Draw { reason });
+    for result in wins.chain(draws) {
+        let record = Record::from_checked_parts(
+            Tags::default(),
+            Position::startpos(),
+            Vec::new(),
+            Ending::Result(result),
+        );
+        let read = parse(&write(&record, MoveFormat::Iccs)).map(|read| read.result());
+        assert_eq!(read, Ok(Some(result)));
+    }
+}
