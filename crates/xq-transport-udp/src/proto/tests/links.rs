@@ -58,6 +58,21 @@ fn tick(a: &mut Link, b: &mut Link, now: &mut Instant) {
     }
 }
 
+/// Two links whose receiver `b` takes 10 000 bytes of frames at most, with a hundred frames
+/// of 996 bytes queued on `a` for it: the frames, in order, come third.
+fn a_hundred_frames_to_a_small_buffer(now: Instant) -> (Link, Link, Vec<Vec<u8>>) {
+    let config = Config {
+        recv_buffer_size: 10_000,
+        ..Config::default()
+    };
+    let (mut a, b) = linked(config, now);
+    let frames: Vec<Vec<u8>> = (0..100_u8).map(|index| vec![index; 996]).collect();
+    for frame in &frames {
+        a.send(frame.clone()).expect("send");
+    }
+    (a, b, frames)
+}
+
 /// Acks are selective, so a close can be acknowledged while a frame sent before it is still
 /// missing: the frame must still be delivered before either side calls the close done.
 #[test]
@@ -151,18 +166,11 @@ fn empty_frames_fill_the_receive_buffer_of_an_application_that_does_not_read() {
 #[test]
 fn a_close_ends_though_the_peer_never_reads_again() {
     let mut now = Instant::now();
-    let config = Config {
-        recv_buffer_size: 10_000,
-        ..Config::default()
-    };
-    let (mut a, mut b) = linked(config.clone(), now);
-    for index in 0..100_u8 {
-        a.send(vec![index; 996]).expect("send");
-    }
+    let (mut a, mut b, _) = a_hundred_frames_to_a_small_buffer(now);
     exchange(&mut a, &mut b, now);
     a.close();
     // b's application takes nothing from here on.
-    let end = now + config.idle_timeout * 3;
+    let end = now + Config::default().idle_timeout * 3;
     while now < end && a.state() != LinkState::Closed {
         tick(&mut a, &mut b, &mut now);
     }
@@ -175,15 +183,7 @@ fn a_close_ends_though_the_peer_never_reads_again() {
 #[test]
 fn a_reader_that_makes_room_gets_the_rest_at_once() {
     let mut now = Instant::now();
-    let config = Config {
-        recv_buffer_size: 10_000,
-        ..Config::default()
-    };
-    let (mut a, mut b) = linked(config, now);
-    let sent: Vec<Vec<u8>> = (0..100_u8).map(|index| vec![index; 996]).collect();
-    for frame in &sent {
-        a.send(frame.clone()).expect("send");
-    }
+    let (mut a, mut b, sent) = a_hundred_frames_to_a_small_buffer(now);
     let end = now + Duration::from_secs(5);
     while now < end {
         tick(&mut a, &mut b, &mut now);
