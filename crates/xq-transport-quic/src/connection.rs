@@ -5,7 +5,7 @@ use std::future::Future;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::pin::pin;
 use std::slice;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as SyncMutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
@@ -151,6 +151,11 @@ struct Inner {
     /// Only ever held for one poll, never across an `await`.
     recv: SyncMutex<Receiver>,
     max_frame_size: u32,
+    /// Set by [`Connection::close`]: from then on `send` and `try_send` fail at once (rather
+    /// than wait for, or report as full, a buffer the close is draining), and frames received
+    /// but not yet read are dropped with the connection, as the close promises, rather than
+    /// handed out afterwards.
+    closed: AtomicBool,
     frames_sent: AtomicU64,
     frames_received: AtomicU64,
     /// A client's own endpoint, waited on when closing so that the close reaches the peer before
@@ -179,9 +184,9 @@ impl Connection {
                     stream: recv,
                     decoder: Decoder::new(max_frame_size),
                     chunk: Bytes::new(),
-                    closed: false,
                 }),
                 max_frame_size,
+                closed: AtomicBool::new(false),
                 frames_sent: AtomicU64::new(0),
                 frames_received: AtomicU64::new(0),
                 endpoint,
@@ -251,8 +256,12 @@ impl Connection {
         Ok(())
     }
 
-    /// `frame` with its length prefix, if it is within the maximum.
+    /// `frame` with its length prefix, if it is within the maximum and the connection is not
+    /// closing.
     fn encode(&self, frame: &[u8]) -> Result<Bytes, Error> {
+        if self.inner.closed.load(Ordering::Relaxed) {
+            return Err(Error::ClosedLocally);
+        }
         let max = self.inner.max_frame_size;
         if frame.len() > max as usize {
             return Err(Error::FrameTooLarge {
@@ -286,6 +295,9 @@ impl Connection {
     ///
     /// As [`recv`](Self::recv).
     pub fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Error>> {
+        if self.inner.closed.load(Ordering::Relaxed) {
+            return Poll::Ready(Err(Error::ClosedLocally));
+        }
         let result = ready!(lock(&self.inner.recv).poll_frame(cx));
         match &result {
             Ok(_) => {
@@ -308,7 +320,7 @@ impl Connection {
     /// that does not answer is given up on after about a second. Later calls to `send` and `recv`
     /// fail with [`Error::ClosedLocally`].
     pub async fn close(&self) {
-        lock(&self.inner.recv).closed = true;
+        self.inner.closed.store(true, Ordering::Relaxed);
         let drained = timeout(CLOSE_LINGER, async {
             let mut sender = self.inner.send.lock().await;
             sender.flush().await?;
@@ -419,9 +431,6 @@ struct Receiver {
     stream: RecvStream,
     decoder: Decoder,
     chunk: Bytes,
-    /// Set by [`Connection::close`]: frames received but not yet read are dropped with the
-    /// connection, as the close promises, rather than handed out afterwards.
-    closed: bool,
 }
 
 impl Receiver {
@@ -429,9 +438,6 @@ impl Receiver {
     /// Nothing is lost between polls: the decoder keeps a partial frame, and a chunk is only
     /// taken from the stream once it is ready.
     fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, Error>> {
-        if self.closed {
-            return Poll::Ready(Err(Error::ClosedLocally));
-        }
         loop {
             let decoded = self
                 .decoder

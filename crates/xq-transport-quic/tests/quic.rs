@@ -256,6 +256,33 @@ async fn try_send_after_a_failed_send_reports_the_failure() -> TestResult {
     .await
 }
 
+/// While a close waits on a peer that reads nothing, `try_send` says that the connection is
+/// closing, not that its buffer is full: a relay would take the latter for a slow client.
+#[tokio::test]
+async fn try_send_during_a_close_reports_the_close() -> TestResult {
+    within(async {
+        let (client, _server, _listener, _dir) = pair(TransportConfig::default()).await?;
+        // The server reads nothing, so flow control soon leaves a frame half written.
+        while client.try_send(vec![0; 1000]).is_ok() {}
+        let closing = tokio::spawn({
+            let client = client.clone();
+            async move { client.close().await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(
+            !closing.is_finished(),
+            "the close did not wait for the peer"
+        );
+        let queued = client.try_send(vec![1]);
+        assert!(matches!(queued, Err(Error::ClosedLocally)), "{queued:?}");
+        let sent = client.send(vec![1]).await;
+        assert!(matches!(sent, Err(Error::ClosedLocally)), "{sent:?}");
+        closing.await?;
+        Ok(())
+    })
+    .await
+}
+
 /// A `try_send` whose frame is still being written in the background when the last handle is
 /// dropped does not keep the connection alive.
 #[tokio::test]
