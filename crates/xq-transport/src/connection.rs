@@ -53,7 +53,8 @@ pub trait Connection: Send + Sync {
     fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Result<Vec<u8>, TransportError>>;
 
     /// Closes gracefully: frames already sent are delivered first, then the peer sees
-    /// [`TransportError::Closed`].
+    /// [`TransportError::Closed`]. From the moment the close begins, sends fail at once with
+    /// [`TransportError::ClosedLocally`].
     async fn close(&self);
 
     /// The peer's address as text (`127.0.0.1:7878`, or a mem connection's name).

@@ -149,8 +149,13 @@ impl MemConnection {
         self.inbox.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// `frame` ready for the channel, with its length, if it is not too large.
+    /// `frame` ready for the channel, with its length, if it is not too large and the
+    /// connection is not closing: a send during a close fails at once, rather than wait for
+    /// the lock the close waits for, or report it as a full queue.
     fn item(&self, frame: Vec<u8>) -> Result<(Frame, u64), TransportError> {
+        if self.goodbye.load(Ordering::Acquire) {
+            return Err(TransportError::ClosedLocally);
+        }
         if frame.len() > self.max_frame_size {
             return Err(TransportError::FrameTooLarge {
                 len: frame.len(),

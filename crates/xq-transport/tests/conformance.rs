@@ -172,6 +172,42 @@ async fn try_send_until_full(scheme: &str) {
     );
 }
 
+/// While a close waits on a peer that reads nothing, with a `send` waiting for room, further
+/// sends fail as closed at once: not as `Full`, which a relay takes for a slow client, and
+/// not queued behind the close.
+async fn sends_during_a_close(scheme: &str) {
+    const LIMIT: usize = 200_000;
+    let s = setup(scheme).await;
+    let mut queued = 0;
+    while s.client.try_send(frame(queued, 1000)).is_ok() {
+        queued += 1;
+        assert!(queued < LIMIT, "{LIMIT} frames queued and never full");
+    }
+    let waiting = tokio::spawn({
+        let client = Arc::clone(&s.client);
+        async move { client.send(frame(queued, 1000)).await }
+    });
+    let closing = tokio::spawn({
+        let client = Arc::clone(&s.client);
+        async move { client.close().await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let queued = s.client.try_send(b"late".to_vec());
+    assert!(
+        matches!(queued, Err(TransportError::ClosedLocally)),
+        "{queued:?}"
+    );
+    let sent = tokio::time::timeout(Duration::from_millis(100), s.client.send(b"late".to_vec()))
+        .await
+        .unwrap_or_else(|_| panic!("send waited for the close"));
+    assert!(
+        matches!(sent, Err(TransportError::ClosedLocally)),
+        "{sent:?}"
+    );
+    closing.await.unwrap_or_else(|e| panic!("{e}"));
+    waiting.abort();
+}
+
 async fn graceful_close(scheme: &str) {
     let s = setup(scheme).await;
     for i in 0..50 {
@@ -348,6 +384,8 @@ macro_rules! suite {
                 fn oversized_frame_refused() { run(super::oversized_frame_refused(stringify!($scheme))) }
                 #[test]
                 fn try_send_until_full() { run(super::try_send_until_full(stringify!($scheme))) }
+                #[test]
+                fn sends_during_a_close() { run(super::sends_during_a_close(stringify!($scheme))) }
                 #[test]
                 fn graceful_close() { run(super::graceful_close(stringify!($scheme))) }
                 #[test]
