@@ -43,7 +43,9 @@ pub struct Config {
     /// behind, so it waits however long the application takes, rather than fail with
     /// [`ConnectionError::Unacknowledged`](crate::proto::ConnectionError::Unacknowledged).
     /// Once the application has emptied half the buffer, an ack tells the peer so at once, and
-    /// it sends the rest without waiting for its next retransmission timeout. Default 1 MiB.
+    /// it sends the rest without waiting for its next retransmission timeout (which still
+    /// brings it, should that ack be lost). Default 1 MiB: with the default window, half of it
+    /// takes a whole window of refused data at once.
     pub recv_buffer_size: usize,
     /// Datagrams carrying data that may be in flight at once, and the receive window in
     /// datagrams. This fixed window is the only congestion control. Default 256 (about 300 KB).

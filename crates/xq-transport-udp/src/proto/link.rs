@@ -515,7 +515,7 @@ impl Link {
                         self.waiting_since = now;
                     }
                     self.last_chunk_sent = now;
-                    self.acks.on_sent();
+                    self.ack_sent();
                     datagram
                 } else {
                     self.pure_ack(now, dst_cid, ack)?
@@ -541,8 +541,15 @@ impl Link {
         if !self.acks.is_due(now) {
             return None;
         }
+        let datagram = ack.map(|ack| data(dst_cid, Some(ack), None));
+        self.ack_sent();
+        datagram
+    }
+
+    /// Notes that an ack went out (with data or alone); a window update may have to follow.
+    fn ack_sent(&mut self) {
         self.acks.on_sent();
-        Some(data(dst_cid, Some(ack?), None))
+        self.acks.immediate = self.recv.on_ack_sent();
     }
 
     fn on_data(&mut self, now: Instant, ack: Option<Ack>, chunk: Option<Chunk<'_>>) {

@@ -159,10 +159,11 @@ pub(crate) struct Ack {
     pub(crate) base: u64,
     /// Received sequence numbers above `base`.
     pub(crate) ranges: Vec<Range<u64>>,
-    /// The receiver refused data for lack of room, and its application has not emptied half
-    /// its buffer since: it is alive and receiving, only behind, so the sender keeps waiting
-    /// for it. The first ack without the flag is a window update: the sender sends what is
-    /// unacknowledged again at once rather than at its next probe.
+    /// The receiver refused data for lack of room, since its last ack or without its
+    /// application having emptied half its buffer since: it is alive and receiving, only
+    /// behind, so the sender keeps waiting for it. The first ack without the flag is a window
+    /// update: the sender sends what is unacknowledged again at once rather than at its next
+    /// probe.
     pub(crate) blocked: bool,
 }
 

@@ -28,6 +28,10 @@ pub(crate) struct RecvQueue {
     /// Whether a chunk was refused for lack of room, and the application has not made room
     /// since.
     blocked: bool,
+    /// Whether a chunk was refused since the last ack went out. The next ack says blocked
+    /// whatever the application has taken meanwhile: a sender that never heard of the refusal
+    /// would take the window update that follows for an ordinary ack.
+    unreported: bool,
 }
 
 /// Limits that protect the receiver from its peer and from a slow application.
@@ -74,6 +78,7 @@ impl RecvQueue {
             ready_bytes: 0,
             closed: false,
             blocked: false,
+            unreported: false,
         }
     }
 
@@ -86,7 +91,8 @@ impl RecvQueue {
     /// must hear of that at once, or it would wait for its next probe to send again.
     ///
     /// A queue that refused chunks counts as blocked until it is half empty, so that the
-    /// peer, once told, can send a window's worth rather than have most of it refused again.
+    /// peer, once told, can send a window's worth without refusals when half the buffer holds
+    /// a window (as with the defaults), and much of one when it does not.
     pub(crate) fn pop_frame(&mut self, limits: RecvLimits) -> Option<(Vec<u8>, Unblocked)> {
         let frame = self.ready.pop_front()?;
         self.ready_bytes -= frame.len() + FRAME_SLOT;
@@ -129,6 +135,7 @@ impl RecvQueue {
         }
         if self.ready_bytes >= limits.buffer {
             self.blocked = true;
+            self.unreported = true;
             return Ok(Received::Blocked);
         }
         if seq != self.next_expected {
@@ -171,8 +178,17 @@ impl RecvQueue {
         Some(Ack {
             base: self.next_expected,
             ranges,
-            blocked: self.blocked,
+            blocked: self.blocked || self.unreported,
         })
+    }
+
+    /// Notes that the [`ack`](Self::ack) went out, and says whether another must follow at
+    /// once: the window update, when the ack reported a refusal the application has since
+    /// made room for.
+    pub(crate) fn on_ack_sent(&mut self) -> bool {
+        let update = self.unreported && !self.blocked;
+        self.unreported = false;
+        update
     }
 
     fn consume(
@@ -296,6 +312,7 @@ mod tests {
             Ok(Received::Blocked)
         );
         assert!(queue.ack().is_some_and(|ack| ack.blocked));
+        assert!(!queue.on_ack_sent(), "reported while still blocked");
         assert_eq!(frames(&mut queue).len(), 2);
         assert!(queue.ack().is_some_and(|ack| !ack.blocked));
         assert_eq!(
@@ -320,6 +337,7 @@ mod tests {
             queue.on_chunk(&frag(3, true, true, b""), LIMITS),
             Ok(Received::Blocked)
         );
+        assert!(!queue.on_ack_sent());
         let taken = Some((vec![0; 10], Unblocked(false)));
         assert_eq!(queue.pop_frame(LIMITS), taken);
         assert!(
@@ -332,6 +350,27 @@ mod tests {
         );
         assert!(queue.ack().is_some_and(|ack| !ack.blocked));
         assert_eq!(queue.pop_frame(LIMITS), taken, "said once");
+    }
+
+    /// A refusal that the application makes room for before any ack reports it is reported
+    /// all the same, and the window update follows at once.
+    #[test]
+    fn a_refusal_is_reported_though_room_was_made_before_the_ack() {
+        let mut queue = RecvQueue::new();
+        for seq in 0..3 {
+            queue
+                .on_chunk(&frag(seq, true, true, &[0; 10]), LIMITS)
+                .expect("valid chunk");
+        }
+        assert_eq!(
+            queue.on_chunk(&frag(3, true, true, b""), LIMITS),
+            Ok(Received::Blocked)
+        );
+        assert_eq!(frames(&mut queue).len(), 3);
+        assert!(queue.ack().is_some_and(|ack| ack.blocked), "the refusal");
+        assert!(queue.on_ack_sent(), "a window update must follow");
+        assert!(queue.ack().is_some_and(|ack| !ack.blocked), "the update");
+        assert!(!queue.on_ack_sent());
     }
 
     #[test]

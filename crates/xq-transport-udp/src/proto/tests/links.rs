@@ -201,3 +201,36 @@ fn a_reader_that_makes_room_gets_the_rest_at_once() {
     assert_eq!(received.len(), sent.len(), "the rest waits for a probe");
     assert_eq!(received, sent);
 }
+
+/// A driver may let the application take frames between a datagram and the acks it calls for
+/// (the simulated network's `Pair` does so at every step, and the tokio driver releases its
+/// lock between the two): the refusal must still reach the sender, or the window update that
+/// follows means nothing to it and the rest waits for its next probe.
+#[test]
+fn a_reader_that_makes_room_before_the_refusal_is_acked_gets_the_rest_at_once() {
+    let now = Instant::now();
+    let (mut a, mut b, sent) = a_hundred_frames_to_a_small_buffer(now);
+    // The clock stands still: no probe is due, only window updates move what b refused.
+    let mut received = Vec::new();
+    loop {
+        let to_b = drain(&mut a, now);
+        for datagram in &to_b {
+            b.handle_datagram(now, datagram).ok();
+        }
+        // The application reads before b's acks go out.
+        received.extend(std::iter::from_fn(|| b.poll_frame()));
+        let to_a = drain(&mut b, now);
+        if to_b.is_empty() && to_a.is_empty() {
+            break;
+        }
+        for datagram in &to_a {
+            a.handle_datagram(now, datagram).ok();
+        }
+    }
+    assert_eq!(
+        received.len(),
+        sent.len(),
+        "the sender never heard of the refusal"
+    );
+    assert_eq!(received, sent);
+}
