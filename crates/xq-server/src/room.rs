@@ -242,28 +242,31 @@ impl Room {
     }
 
     /// Handles the passing of time: a flag, then seats whose grace period is over. A game
-    /// still on is lost by the seat that left, or drawn if both grace periods end together
-    /// (both left at the same moment, as after a restart that neither came back to).
+    /// still on is lost by the seat whose grace period ended first (called late, this still
+    /// tells which), or drawn if both ended at the same moment (both left together, as after
+    /// a restart that neither came back to).
     pub(crate) fn handle_timeout(&mut self, now: Timestamp, grace: Duration, outbox: &mut Outbox) {
-        if let Some(game) = &mut self.game {
-            game.handle_timeout(now);
-        }
         let grace_over = |seat| {
             self.seats[seat]
                 .away_since()
-                .is_some_and(|since| since + grace <= now)
+                .map(|since| since + grace)
+                .filter(|&end| end <= now)
         };
-        let lost = Seats {
+        let ended = Seats {
             first: grace_over(Seat::First),
             second: grace_over(Seat::Second),
         };
-        let abandonment = match (lost.first, lost.second) {
-            (true, true) => Some(xq_session::Command::AbandonBoth),
-            (true, false) => Some(self.abandon(Seat::First)),
-            (false, true) => Some(self.abandon(Seat::Second)),
-            (false, false) => None,
+        let abandonment = match (ended.first, ended.second) {
+            (None, None) => None,
+            (Some(first), Some(second)) if first == second => {
+                Some((first, xq_session::Command::AbandonBoth))
+            }
+            (Some(first), second) if second.is_none_or(|second| first < second) => {
+                Some((first, self.abandon(Seat::First)))
+            }
+            (_, second) => second.map(|second| (second, self.abandon(Seat::Second))),
         };
-        for seat in SEATS.into_iter().filter(|&seat| lost[seat]) {
+        for seat in SEATS.into_iter().filter(|&seat| ended[seat].is_some()) {
             self.seats[seat] = SeatState::Gone;
             outbox.persist(Persist::SeatLost {
                 code: self.code,
@@ -274,13 +277,20 @@ impl Room {
             }
             tracing::info!(room = %self.code, ?seat, "grace period over: seat lost");
         }
-        let game = self.game.as_mut().filter(|g| g.status().is_ongoing());
-        if let Some((game, abandonment)) = game.zip(abandonment) {
-            // An ongoing game accepts an abandonment; should it ever refuse, the game simply
-            // goes on with the seat lost.
-            if let Err(err) = game.handle(now, abandonment) {
+        if let Some((game, (at, abandonment))) = self.game.as_mut().zip(abandonment) {
+            // At the moment the grace period ended, however late this is called: a flag that
+            // fell before it ends the game first.
+            game.handle_timeout(at);
+            if game.status().is_ongoing()
+                && let Err(err) = game.handle(at, abandonment)
+            {
+                // An ongoing game accepts an abandonment; should it ever refuse, the game
+                // simply goes on with the seat lost.
                 tracing::warn!(room = %self.code, %err, "abandonment refused");
             }
+        }
+        if let Some(game) = &mut self.game {
+            game.handle_timeout(now);
         }
         self.flush(outbox);
     }

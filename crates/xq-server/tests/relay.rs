@@ -818,6 +818,75 @@ fn both_staying_away_past_the_same_grace_period_draws_the_game() {
     }
 }
 
+/// Grace periods that end at different moments are not ended together because the relay
+/// looks late (`handle_timeout` may be called late, and `handle_frame` catches up itself): the
+/// seat that left first lost first, and the game is its loss, not a draw.
+#[test]
+fn seats_lost_at_different_moments_seen_late_are_not_a_draw() {
+    for red_leaves_first in [true, false] {
+        let mut h = Harness::new();
+        let (red, black) = h.pair(RoomOptions::default());
+        h.play(red, "h2e2");
+        let spectator = h.client();
+        h.send(spectator, ClientMsg::Spectate { code: red.code });
+        h.take(spectator);
+        let (first, second) = if red_leaves_first {
+            (red, black)
+        } else {
+            (black, red)
+        };
+        h.disconnect(first.conn);
+        h.advance(5_000);
+        h.disconnect(second.conn);
+        h.take(spectator);
+
+        // The first grace period ended 5 s before the second; the relay hears of time only
+        // now.
+        h.now += GRACE.as_millis() as u64 + 5_000;
+        h.send(spectator, ClientMsg::Ping { nonce: 1 });
+        let over = events(&h.take(spectator));
+        assert_eq!(
+            over.iter().map(|(_, event)| event).collect::<Vec<_>>(),
+            [&Event::GameOver(GameResult::Win {
+                winner: second.color,
+                reason: WinReason::Abandonment
+            })],
+            "{:?} left first and lost first",
+            first.color
+        );
+    }
+}
+
+/// An abandonment counts from when the grace period ended, however late the relay looks: a
+/// flag that would have fallen only after it does not turn the loss into a time forfeit.
+#[test]
+fn an_abandonment_seen_late_is_not_overtaken_by_the_flag() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions {
+        time_control: TimeControl::Increment {
+            base: GRACE * 2,
+            increment: Duration::ZERO,
+        },
+        ..RoomOptions::default()
+    });
+    h.play(red, "h2e2");
+    let spectator = h.client();
+    h.send(spectator, ClientMsg::Spectate { code: red.code });
+    h.take(spectator);
+    h.disconnect(black.conn);
+    // Black's grace period ends at 60 s, its flag would fall at 120 s; the relay looks at 150 s.
+    h.now += GRACE.as_millis() as u64 * 5 / 2;
+    h.send(spectator, ClientMsg::Ping { nonce: 1 });
+    let over = events(&h.take(spectator));
+    assert_eq!(
+        over.iter().map(|(_, event)| event).collect::<Vec<_>>(),
+        [&Event::GameOver(GameResult::Win {
+            winner: Color::Red,
+            reason: WinReason::Abandonment
+        })]
+    );
+}
+
 #[test]
 fn a_room_left_before_anyone_joined_closes_after_the_grace_period() {
     let mut h = Harness::new();

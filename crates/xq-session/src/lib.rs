@@ -25,7 +25,7 @@
 //!   every move of the cycle while the other did not loses; otherwise it is a draw), by the
 //!   natural move limit (default 120 plies without a capture: a draw), by a flag, by
 //!   resignation, by agreement, or by abandonment (the relay's verdict on a seat that stayed
-//!   away).
+//!   away; a draw when both seats did, and their grace periods ended together).
 //!
 //! # Examples
 //!

@@ -44,8 +44,8 @@ pub enum Persist {
         record: Box<Record>,
     },
     /// A seat's player stayed away past the grace period: the seat is lost and its token
-    /// void, after a restart too. (A match still on was lost by abandonment, an entry of its
-    /// own.)
+    /// void, after a restart too. (A match still on was lost by abandonment, or drawn if both
+    /// seats were lost at the same moment: an entry of its own.)
     SeatLost {
         /// The room.
         code: RoomCode,
