@@ -22,6 +22,8 @@ use xq_transport::{Address, Options, Verify};
 ///
 /// Prints one `listening: URL` line per listener (with the real port when 0 was asked for)
 /// and, for QUIC, a `fingerprint: HEX` line that clients pin as `quic://HOST:PORT?fp=HEX`.
+/// A listener on every interface (the default) is printed with the loopback address, which
+/// clients on this machine can use as it is; clients elsewhere use this machine's address.
 /// With --metrics, a `metrics: URL` line follows: the counters in the Prometheus text format.
 /// Logs go to standard error.
 ///

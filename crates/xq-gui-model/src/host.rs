@@ -55,6 +55,7 @@ impl Host {
     /// Starts a relay as `config` says, in the background.
     pub fn start(network: &Network, config: HostConfig) -> Pending<Result<Self, StartError>> {
         let n = HOSTED.fetch_add(1, Ordering::Relaxed);
+        let every_interface = config.ip.is_unspecified();
         let transport = Options {
             quic_identity_dir: config.identity_dir,
             ..Options::default()
@@ -72,7 +73,7 @@ impl Host {
             ));
         network.spawn(async move {
             let server = builder.start().await?;
-            let lan = lan_ip();
+            let lan = every_interface.then(lan_ip).flatten();
             // One URL per listener, in the order given: in-process first.
             let mut urls = server.local_urls().iter();
             let own = urls.next().cloned().unwrap_or_default();
@@ -110,10 +111,13 @@ impl Host {
     }
 }
 
-/// `url` with a wildcard host replaced by `lan`, this machine's address on the local network.
+/// `url` with the loopback host, which a listener on every interface gives, replaced by
+/// `lan`, this machine's address on the local network (when it listens on every interface).
 fn reachable(url: &str, lan: Option<IpAddr>) -> String {
     match lan {
-        Some(lan) if url.contains("://0.0.0.0:") => url.replacen("0.0.0.0", &lan.to_string(), 1),
+        Some(lan) if url.contains("://127.0.0.1:") => {
+            url.replacen("127.0.0.1", &lan.to_string(), 1)
+        }
         _ => url.to_owned(),
     }
 }
@@ -132,16 +136,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn wildcard_hosts_become_the_lan_address() {
+    fn loopback_hosts_become_the_lan_address() {
         let lan = Some(IpAddr::V4(Ipv4Addr::new(192, 168, 1, 20)));
         assert_eq!(
-            reachable("quic://0.0.0.0:7879?fp=ab", lan),
+            reachable("quic://127.0.0.1:7879?fp=ab", lan),
             "quic://192.168.1.20:7879?fp=ab"
         );
-        assert_eq!(reachable("udp://0.0.0.0:7878", None), "udp://0.0.0.0:7878");
         assert_eq!(
-            reachable("udp://127.0.0.1:7878", lan),
+            reachable("udp://127.0.0.1:7878", None),
             "udp://127.0.0.1:7878"
         );
+        assert_eq!(reachable("udp://10.0.0.5:7878", lan), "udp://10.0.0.5:7878");
     }
 }

@@ -1,5 +1,6 @@
 //! Transport URLs.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -45,6 +46,17 @@ pub enum Verify {
     CaFile(PathBuf),
     /// `insecure`: skip verification; only for tests on a trusted network.
     Insecure,
+}
+
+/// The address a client on this machine reaches a listener bound to `bound` at: the loopback
+/// address when bound to every interface (`0.0.0.0`, `::`), which no client can connect to.
+pub(crate) fn reachable(bound: SocketAddr) -> SocketAddr {
+    let ip = match bound.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, bound.port())
 }
 
 fn invalid(url: &str, reason: impl Into<String>) -> TransportError {
@@ -114,6 +126,19 @@ mod tests {
 
     fn parse(text: &str) -> Address {
         text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn every_interface_is_reached_through_loopback() {
+        for (bound, reached) in [
+            ("0.0.0.0:7878", "127.0.0.1:7878"),
+            ("[::]:7879", "[::1]:7879"),
+            ("192.0.2.1:1", "192.0.2.1:1"),
+            ("[2001:db8::1]:2", "[2001:db8::1]:2"),
+        ] {
+            let bound = bound.parse().unwrap_or_else(|e| panic!("{bound}: {e}"));
+            assert_eq!(reachable(bound).to_string(), reached);
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use xq_transport_quic::{
     ClientConfig, Error, Fingerprint, Identity, ServerConfig, TransportConfig,
 };
 
-use crate::{Connection, ConnectionStats, Listener, Options, TransportError, Verify};
+use crate::{Connection, ConnectionStats, Listener, Options, TransportError, Verify, address};
 
 fn transport(options: &Options) -> TransportConfig {
     let mut config = TransportConfig::default();
@@ -145,7 +145,7 @@ impl Listener for QuicListener {
     fn local_url(&self) -> String {
         format!(
             "quic://{}?fp={}",
-            self.listener.local_addr(),
+            address::reachable(self.listener.local_addr()),
             self.listener.fingerprint()
         )
     }

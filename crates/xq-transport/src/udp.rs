@@ -9,7 +9,7 @@ use tokio::sync::watch;
 use xq_transport_udp::proto::{ConnectionError, SendError};
 use xq_transport_udp::{Config, Endpoint, Error};
 
-use crate::{Connection, ConnectionStats, Listener, Options, TransportError};
+use crate::{Connection, ConnectionStats, Listener, Options, TransportError, address};
 
 fn config(options: &Options) -> Config {
     Config {
@@ -148,7 +148,7 @@ impl Listener for UdpListener {
     }
 
     fn local_url(&self) -> String {
-        format!("udp://{}", self.local_addr)
+        format!("udp://{}", address::reachable(self.local_addr))
     }
 
     fn close(&self) {

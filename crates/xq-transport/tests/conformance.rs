@@ -484,3 +484,30 @@ async fn a_dropped_quic_peer_is_a_lost_connection() {
         "{received:?}"
     );
 }
+
+/// A listener bound to every interface gives a URL that a client on this machine can use: no
+/// client can connect to `0.0.0.0`.
+#[cfg(all(feature = "udp", feature = "quic"))]
+#[tokio::test]
+async fn a_listener_on_every_interface_gives_a_url_clients_can_use() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let options = options(&dir);
+    for url in ["udp://0.0.0.0:0", "quic://0.0.0.0:0"] {
+        let listener = listen(url, &options)
+            .await
+            .unwrap_or_else(|e| panic!("listen {url}: {e}"));
+        let target = listener.local_url();
+        assert!(target.contains("://127.0.0.1:"), "{target}");
+        let (client, server) = tokio::join!(connect(&target, &options), listener.accept());
+        let client = client.unwrap_or_else(|e| panic!("connect {target}: {e}"));
+        let server = server.unwrap_or_else(|e| panic!("accept: {e}"));
+        client
+            .send(b"hello".to_vec())
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            server.recv().await.unwrap_or_else(|e| panic!("{e}")),
+            b"hello"
+        );
+    }
+}
