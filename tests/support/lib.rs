@@ -43,7 +43,7 @@ impl Scheme {
 /// Transport options for one test: QUIC identities in a directory of their own.
 pub fn transport_options(dir: &tempfile::TempDir) -> Options {
     Options {
-        quic_identity_dir: dir.path().to_path_buf(),
+        quic_identity_dir: Some(dir.path().to_path_buf()),
         idle_timeout: Duration::from_secs(10),
         ..Options::default()
     }

@@ -159,7 +159,7 @@ async fn run(args: Args) -> Result<()> {
 async fn serve(args: Args) -> Result<()> {
     let stop = shutdown_signal()?;
     let options = Options {
-        quic_identity_dir: args.identity_dir,
+        quic_identity_dir: Some(args.identity_dir),
         ..Options::default()
     };
     let config = Config {

@@ -52,7 +52,7 @@ fn result_line(out: &str) -> &str {
 async fn two_bots_finish_a_game(listen: &str) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let options = Options {
-        quic_identity_dir: dir.path().to_path_buf(),
+        quic_identity_dir: Some(dir.path().to_path_buf()),
         ..Options::default()
     };
     let server = Server::builder()

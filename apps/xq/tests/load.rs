@@ -51,7 +51,7 @@ fn args(list: &[&str]) -> Vec<String> {
 async fn relay(scheme: &str) -> (Server, tempfile::TempDir) {
     let identity = tempfile::tempdir().expect("temp dir");
     let options = Options {
-        quic_identity_dir: identity.path().to_path_buf(),
+        quic_identity_dir: Some(identity.path().to_path_buf()),
         ..Options::default()
     };
     let unlimited = xq_server::RateLimit {

@@ -57,7 +57,7 @@ impl Host {
         let n = HOSTED.fetch_add(1, Ordering::Relaxed);
         let every_interface = config.ip.is_unspecified();
         let transport = Options {
-            quic_identity_dir: config.identity_dir,
+            quic_identity_dir: Some(config.identity_dir),
             ..Options::default()
         };
         let builder = Server::builder()

@@ -19,7 +19,7 @@ const TEST_TIMEOUT: Duration = Duration::from_secs(15);
 
 fn options(dir: &tempfile::TempDir) -> Options {
     Options {
-        quic_identity_dir: dir.path().to_path_buf(),
+        quic_identity_dir: Some(dir.path().to_path_buf()),
         ..Options::default()
     }
 }

@@ -63,6 +63,17 @@ impl Identity {
         Self::generate(dir, &cert_path, &key_path, server_names)
     }
 
+    /// A self-signed identity valid for `server_names`, kept in memory only: for a listener
+    /// whose fingerprint need not survive a restart (a test's, a throwaway relay's), which
+    /// leaves no key on disk.
+    ///
+    /// # Errors
+    ///
+    /// [`IdentityError::Generate`] if generation fails.
+    pub fn ephemeral(server_names: &[&str]) -> Result<Self, IdentityError> {
+        Ok(SelfSigned::new(server_names)?.identity)
+    }
+
     /// The SHA-256 fingerprint of the end-entity certificate, which clients can pin.
     #[must_use]
     pub fn fingerprint(&self) -> Fingerprint {
@@ -100,19 +111,37 @@ impl Identity {
         key_path: &Path,
         server_names: &[&str],
     ) -> Result<Self, IdentityError> {
-        let names: Vec<String> = server_names.iter().map(|&n| n.to_owned()).collect();
-        let rcgen::CertifiedKey { cert, signing_key } = rcgen::generate_simple_self_signed(names)?;
+        let generated = SelfSigned::new(server_names)?;
         let write_error = |path: &Path| {
             let path = path.to_owned();
             move |source| IdentityError::Write { path, source }
         };
         fs::create_dir_all(dir).map_err(write_error(dir))?;
-        write_private(key_path, &signing_key.serialize_pem()).map_err(write_error(key_path))?;
-        fs::write(cert_path, cert.pem()).map_err(write_error(cert_path))?;
+        write_private(key_path, &generated.key_pem).map_err(write_error(key_path))?;
+        fs::write(cert_path, &generated.cert_pem).map_err(write_error(cert_path))?;
+        Ok(generated.identity)
+    }
+}
+
+/// A newly generated self-signed identity, with its PEM forms for storing it.
+struct SelfSigned {
+    identity: Identity,
+    cert_pem: String,
+    key_pem: String,
+}
+
+impl SelfSigned {
+    fn new(server_names: &[&str]) -> Result<Self, IdentityError> {
+        let names: Vec<String> = server_names.iter().map(|&n| n.to_owned()).collect();
+        let rcgen::CertifiedKey { cert, signing_key } = rcgen::generate_simple_self_signed(names)?;
         Ok(Self {
-            fingerprint: Fingerprint::of_der(cert.der()),
-            chain: vec![cert.der().clone()],
-            key: PrivatePkcs8KeyDer::from(signing_key.serialize_der()).into(),
+            identity: Identity {
+                fingerprint: Fingerprint::of_der(cert.der()),
+                chain: vec![cert.der().clone()],
+                key: PrivatePkcs8KeyDer::from(signing_key.serialize_der()).into(),
+            },
+            cert_pem: cert.pem(),
+            key_pem: signing_key.serialize_pem(),
         })
     }
 }

@@ -112,7 +112,7 @@ fn main() {
     rt.block_on(async {
         let dir = std::env::temp_dir().join(format!("xq-bench-identity-{}", std::process::id()));
         let options = Options {
-            quic_identity_dir: dir.clone(),
+            quic_identity_dir: Some(dir.clone()),
             ..Options::default()
         };
         let mut raw = raw_udp_rtts().await;

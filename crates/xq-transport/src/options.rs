@@ -11,8 +11,11 @@ pub struct Options {
     /// How long a connection may stay silent before it is declared dead. Keep-alives go out
     /// four times as often, so a live but quiet connection never reaches it.
     pub idle_timeout: Duration,
-    /// Where a QUIC listener keeps its certificate and key (created on first start).
-    pub quic_identity_dir: PathBuf,
+    /// Where a QUIC listener keeps its certificate and key (created on first start), so that
+    /// its fingerprint, which clients pin, survives restarts. `None` (the default) generates
+    /// one in memory for each listener, and writes nothing: a relay that clients must find
+    /// again after a restart names a directory, as `xq-relay` does.
+    pub quic_identity_dir: Option<PathBuf>,
     /// Extra one-way latency added to every frame of an in-memory connection (a link conditioner
     /// for tests); order and reliability are kept.
     pub mem_latency: Duration,
@@ -31,7 +34,7 @@ impl Default for Options {
         Self {
             max_frame_size: 64 * 1024,
             idle_timeout: Duration::from_secs(8),
-            quic_identity_dir: PathBuf::from("xq-relay-identity"),
+            quic_identity_dir: None,
             mem_latency: Duration::ZERO,
         }
     }

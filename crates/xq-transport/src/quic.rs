@@ -120,13 +120,17 @@ pub(crate) struct QuicListener {
 }
 
 /// Binds a QUIC listener with the certificate kept in [`Options::quic_identity_dir`] (made on
-/// first start, valid for `localhost` and the host it listens on).
+/// first start), or one made for it alone, valid for `localhost` and the host it listens on.
 pub(crate) async fn listen(
     addr: SocketAddr,
     host: String,
     options: &Options,
 ) -> Result<QuicListener, TransportError> {
-    let identity = Identity::load_or_generate(&options.quic_identity_dir, &["localhost", &host])?;
+    let names = ["localhost", host.as_str()];
+    let identity = match &options.quic_identity_dir {
+        Some(dir) => Identity::load_or_generate(dir, &names)?,
+        None => Identity::ephemeral(&names)?,
+    };
     let mut config = ServerConfig::new(identity);
     config.transport = transport(options);
     let listener = xq_transport_quic::Listener::bind(addr, config)

@@ -20,7 +20,7 @@ struct Setup {
 fn options(dir: &tempfile::TempDir) -> Options {
     Options {
         idle_timeout: Duration::from_millis(1500),
-        quic_identity_dir: dir.path().to_path_buf(),
+        quic_identity_dir: Some(dir.path().to_path_buf()),
         ..Options::default()
     }
 }
@@ -510,4 +510,29 @@ async fn a_listener_on_every_interface_gives_a_url_clients_can_use() {
             b"hello"
         );
     }
+}
+
+/// With the default options a QUIC listener makes a certificate of its own and writes
+/// nothing: a test or a throwaway relay leaves no private key in the current directory.
+#[cfg(feature = "quic")]
+#[tokio::test]
+async fn a_quic_listener_by_default_keeps_its_identity_in_memory() {
+    let options = Options::default();
+    let first = listen("quic://127.0.0.1:0", &options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let second = listen("quic://127.0.0.1:0", &options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!std::path::Path::new("xq-relay-identity").exists());
+    let fingerprint = |url: String| url.split_once("fp=").map(|(_, fp)| fp.to_owned());
+    assert_ne!(
+        fingerprint(first.local_url()),
+        fingerprint(second.local_url()),
+        "each listener has its own certificate"
+    );
+    let target = first.local_url();
+    let (client, server) = tokio::join!(connect(&target, &options), first.accept());
+    client.unwrap_or_else(|e| panic!("connect {target}: {e}"));
+    server.unwrap_or_else(|e| panic!("accept: {e}"));
 }
