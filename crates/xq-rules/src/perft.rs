@@ -28,15 +28,31 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     }
 }
 
-/// Perft split by first move: each legal move with the leaf count below it (depth ≥ 1).
+/// Perft split by first move: each legal move with the leaf count below it, so that the counts
+/// add up to [`perft`] at the same depth. At depth 0 there is no first move, and the list is
+/// empty (perft counts the root alone).
+///
+/// # Examples
+///
+/// ```
+/// use xq_rules::{Position, divide, perft};
+/// let pos = Position::startpos();
+/// let split = divide(&pos, 2);
+/// assert_eq!(split.len(), 44);
+/// assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), perft(&pos, 2));
+/// assert!(divide(&pos, 0).is_empty());
+/// ```
 #[must_use]
 pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
     pos.legal_moves()
         .into_iter()
         .map(|mv| {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            (mv, perft(&child, depth.saturating_sub(1)))
+            (mv, perft(&child, depth - 1))
         })
         .collect()
 }
