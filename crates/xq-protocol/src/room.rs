@@ -13,7 +13,7 @@ const ALPHABET: &[u8; 31] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// A room's short join code, six symbols such as `K7QX3M`. Parsing text accepts lower case;
 /// on the wire a code is always upper case ([`codec::decode`](crate::codec::decode) refuses
 /// any other spelling).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct RoomCode([u8; Self::LEN]);
 
@@ -82,6 +82,13 @@ impl From<RoomCode> for String {
 impl fmt::Display for RoomCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for RoomCode {
+    /// The code as text (`RoomCode("K7QX3M")`), so that logs of rooms can be read.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RoomCode").field(&self.as_str()).finish()
     }
 }
 
@@ -178,5 +185,11 @@ mod tests {
     #[test]
     fn tokens_stay_out_of_debug_output() {
         assert_eq!(format!("{:?}", ResumeToken([7; 16])), "ResumeToken(..)");
+    }
+
+    #[test]
+    fn codes_read_as_text_in_debug_output() {
+        let code: RoomCode = "k7qx3m".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(format!("{code:?}"), r#"RoomCode("K7QX3M")"#);
     }
 }
