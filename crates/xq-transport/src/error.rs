@@ -24,6 +24,10 @@ pub enum TransportError {
     /// This side closed the connection.
     #[error("connection closed locally")]
     ClosedLocally,
+    /// Nothing answered the connection's handshake within the idle timeout: no server at
+    /// that address, or none reachable.
+    #[error("no answer from the server")]
+    Unreachable,
     /// The peer vanished without closing: it stopped answering, or dropped its side of a mem
     /// or QUIC connection (a UDP connection dropped by its peer closes gracefully instead:
     /// [`Closed`](Self::Closed)).

@@ -47,7 +47,10 @@ pub(crate) async fn connect(
     let config = client_config(url, host, verify, options)?;
     let conn = xq_transport_quic::connect(addr, config)
         .await
-        .map_err(map)?;
+        .map_err(|err| match err {
+            Error::TimedOut => TransportError::Unreachable,
+            other => map(other),
+        })?;
     Ok(QuicConnection(conn))
 }
 

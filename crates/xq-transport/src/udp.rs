@@ -54,7 +54,10 @@ pub(crate) async fn connect(
         (Ipv6Addr::UNSPECIFIED, 0).into()
     };
     let endpoint = Endpoint::bind(local, config(options)).await.map_err(map)?;
-    let inner = endpoint.connect(addr).await.map_err(map)?;
+    let inner = endpoint.connect(addr).await.map_err(|err| match err {
+        Error::Connection(ConnectionError::TimedOut) => TransportError::Unreachable,
+        other => map(other),
+    })?;
     Ok(UdpConnection {
         inner,
         _endpoint: Some(Box::new(endpoint)),

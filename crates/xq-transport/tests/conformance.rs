@@ -536,3 +536,24 @@ async fn a_quic_listener_by_default_keeps_its_identity_in_memory() {
     client.unwrap_or_else(|e| panic!("connect {target}: {e}"));
     server.unwrap_or_else(|e| panic!("accept: {e}"));
 }
+
+/// A handshake that nothing answers fails as unreachable, not as a lost connection: there
+/// never was one.
+#[cfg(all(feature = "udp", feature = "quic"))]
+#[tokio::test]
+async fn a_silent_address_is_unreachable() {
+    let options = Options {
+        idle_timeout: Duration::from_millis(300),
+        ..Options::default()
+    };
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let addr = silent.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    for url in [format!("udp://{addr}"), format!("quic://{addr}?insecure")] {
+        let connected = connect(&url, &options).await;
+        assert!(
+            matches!(connected, Err(TransportError::Unreachable)),
+            "{url}: {:?}",
+            connected.err()
+        );
+    }
+}
