@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::Instant;
-use xq_protocol::{ClientMsg, RoomCode, RoomOptions};
+use tokio::time::{Instant, timeout_at};
+use xq_protocol::{ClientMsg, ResumeToken, RoomCode, RoomOptions};
 use xq_rules::{Color, Move};
 use xq_session::Command;
+use xq_transport::Connection;
 
 use crate::driver::Driver;
 use crate::state::{Entry, EntryKind, Link, Shared};
@@ -50,17 +51,76 @@ impl Client {
     pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
         let deadline = Instant::now() + options.handshake_timeout;
         let conn = link::open(url, &options, None, deadline).await?;
-        let shared = Shared::new(Arc::clone(&conn));
-        let (sender, events) = mpsc::unbounded_channel();
-        let (shutdown, stopped) = watch::channel(false);
-        let driver = Driver::new(Arc::clone(&shared), sender, url.to_string(), options, conn);
-        tokio::spawn(driver.run(stopped));
-        Ok(Self {
-            shared,
-            sending: tokio::sync::Mutex::new(()),
-            events,
-            shutdown,
-        })
+        Ok(Self::start(url, options, conn, None))
+    }
+
+    /// Connects to the relay at `url` and takes back the seat that `token` holds: the way
+    /// back into a game for a program that was restarted, or crashed, while seated, with the
+    /// token it saved from [`resume_token`](Self::resume_token).
+    ///
+    /// The relay holds a seat for its grace period (60 s by default) after its player's
+    /// connection ends; a player who stays away longer loses the game by abandonment. Once
+    /// this returns, the client is back in the room at the same colour, with
+    /// [`room`](Self::room) and [`mirror`](Self::mirror) set as after a [`join`](Self::join),
+    /// and the opponent is told that the seat is connected again. A connection still in the
+    /// seat (the earlier process, if it runs on) is closed by the relay. From then on the
+    /// client reconnects by itself like any other.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use xq_client::{Client, ClientOptions};
+    /// use xq_protocol::{RoomOptions, SeatChoice};
+    /// use xq_rules::Color;
+    /// use xq_server::Server;
+    ///
+    /// let server = Server::builder().listen("mem://resume-docs").start().await?;
+    /// let url = &server.local_urls()[0];
+    /// let client = Client::connect(url, ClientOptions::default()).await?;
+    /// let options = RoomOptions { seat: SeatChoice::Red, ..RoomOptions::default() };
+    /// let room = client.create(options).await?;
+    /// let token = client.resume_token().ok_or("a player has a token")?;
+    /// drop(client); // the program stops; the relay holds the seat
+    ///
+    /// let client = Client::resume(url, token, ClientOptions::default()).await?;
+    /// assert_eq!(client.room(), Some(room));
+    /// assert_eq!(room.seat, Some(Color::Red));
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Refused`] with [`xq_protocol::ErrorCode::ResumeRefused`] if the relay
+    /// does not know the token or no longer holds its seat (the grace period ran out, the
+    /// room closed, or a relay without storage restarted); [`ClientError::Timeout`] if the
+    /// relay has not given the seat back within [`ClientOptions::handshake_timeout`];
+    /// [`ClientError::ConnectionLost`] if the connection fails before it answers; otherwise
+    /// as [`connect`](Self::connect). The first connection is not retried.
+    pub async fn resume(
+        url: &str,
+        token: ResumeToken,
+        options: ClientOptions,
+    ) -> Result<Self, ClientError> {
+        let deadline = Instant::now() + options.handshake_timeout;
+        let conn = link::open(url, &options, Some(token), deadline).await?;
+        let (reply, answer) = oneshot::channel();
+        // The relay answers the hello's token with `Joined` and a snapshot, or a refusal, as
+        // it does when the driver resumes; a new connection has no earlier request to fence.
+        let entry = Entry {
+            kind: EntryKind::Request(reply),
+            fence: None,
+            joined: false,
+        };
+        let client = Self::start(url, options, conn, Some(entry));
+        timeout_at(deadline, answer)
+            .await
+            .map_err(|_| ClientError::Timeout)?
+            .unwrap_or(Err(ClientError::Closed))?;
+        Ok(client)
     }
 
     /// Creates a room and takes a seat in it. The match begins when someone joins
@@ -200,6 +260,18 @@ impl Client {
         self.shared.lock().room.map(|seating| seating.room)
     }
 
+    /// The secret that takes this client's seat back with [`Client::resume`]; `None` outside
+    /// a room and for a spectator.
+    ///
+    /// A program that must survive its own restart saves it, with the relay's URL, once
+    /// seated: the relay sends it on every entry into a room and at every rematch, so save it
+    /// again then. Whoever presents it plays the seat, so keep it private; its bytes are
+    /// [`ResumeToken`]'s public field, and its `Debug` output hides them.
+    #[must_use]
+    pub fn resume_token(&self) -> Option<ResumeToken> {
+        self.shared.lock().room.and_then(|seating| seating.token)
+    }
+
     /// Whether commands can be sent now (connected and in step with the relay).
     #[must_use]
     pub fn is_connected(&self) -> bool {
@@ -222,6 +294,27 @@ impl Client {
             conn.close().await;
         }
         self.shutdown.send_replace(true);
+    }
+
+    /// Starts the driver over `conn`, a connection the relay has welcomed. `entry` is a room
+    /// entry whose answer is the next thing the relay sends, in place before the driver reads.
+    fn start(
+        url: &str,
+        options: ClientOptions,
+        conn: Arc<dyn Connection>,
+        entry: Option<Entry>,
+    ) -> Self {
+        let shared = Shared::new(Arc::clone(&conn), entry);
+        let (sender, events) = mpsc::unbounded_channel();
+        let (shutdown, stopped) = watch::channel(false);
+        let driver = Driver::new(Arc::clone(&shared), sender, url.to_string(), options, conn);
+        tokio::spawn(driver.run(stopped));
+        Self {
+            shared,
+            sending: tokio::sync::Mutex::new(()),
+            events,
+            shutdown,
+        }
     }
 
     /// Sends a command for this client's seat.

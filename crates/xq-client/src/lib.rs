@@ -4,7 +4,9 @@
 //! - [`Client`] is the async side: [`Client::connect`] by URL (`mem://`, `udp://`,
 //!   `quic://…?fp=<hex>`), then create, join, quick match or spectate; commands such as
 //!   [`Client::play`]; a stream of [`ClientEvent`]s; and automatic reconnection with the
-//!   seat's resume token for the relay's grace period.
+//!   seat's resume token for the relay's grace period. A program restarted while seated
+//!   takes its seat back with [`Client::resume`] and the token it saved from
+//!   [`Client::resume_token`].
 //! - [`Mirror`] is the sans-IO side: the match rebuilt from a snapshot and advanced by the
 //!   relay's numbered events (position, legal moves, moves played, clocks, pending offers,
 //!   presence, result). It does no IO and reads no clock; any program that receives the

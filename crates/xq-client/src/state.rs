@@ -63,20 +63,21 @@ impl Entry {
 
 /// Who waits for an entry.
 pub(crate) enum EntryKind {
-    /// The owner's create, join, quick match or spectate request.
+    /// The owner's create, join, quick match or spectate request, or the resume that
+    /// [`crate::Client::resume`] waits for.
     Request(oneshot::Sender<Result<Room, ClientError>>),
     /// The driver, resuming the room on a new connection.
     Resume,
 }
 
 impl Shared {
-    /// Shared state for a client connected over `conn`.
-    pub(crate) fn new(conn: Arc<dyn Connection>) -> Arc<Self> {
+    /// Shared state for a client connected over `conn`, waiting for `entry` if any.
+    pub(crate) fn new(conn: Arc<dyn Connection>, entry: Option<Entry>) -> Arc<Self> {
         let state = State {
             link: Link::Up(conn),
             room: None,
             mirror: None,
-            entry: None,
+            entry,
             fences: 0,
         };
         Arc::new(Self {

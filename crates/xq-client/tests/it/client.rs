@@ -55,6 +55,7 @@ async fn seated_at_red(relay: &Relay, referee: &Referee) -> (Client, Peer) {
             seat: Some(Color::Red)
         }
     );
+    assert_eq!(client.resume_token(), Some(TOKEN));
     (client, peer)
 }
 
@@ -73,6 +74,7 @@ async fn connects_with_a_hello_and_a_welcome() {
     assert!(client.is_connected());
     assert_eq!(client.room(), None);
     assert_eq!(client.mirror(), None);
+    assert_eq!(client.resume_token(), None);
 }
 
 #[tokio::test]
@@ -323,6 +325,7 @@ async fn a_spectator_cannot_command() {
         peer.seat(None, referee.snapshot(ms(0))).await;
     });
     assert_eq!(room.ok().and_then(|room| room.seat), None);
+    assert_eq!(client.resume_token(), None);
     assert!(matches!(
         client.play(h2e2()).await,
         Err(ClientError::NotSeated)
@@ -610,4 +613,56 @@ async fn close_leaves_the_room_and_ends_the_stream() {
         client.offer_draw().await,
         Err(ClientError::Closed)
     ));
+}
+
+#[tokio::test]
+async fn resuming_presents_the_token_in_the_hello() {
+    let relay = Relay::listen("client-resume-hello").await;
+    let mut referee = Referee::new(MatchConfig::default());
+    referee
+        .handle(
+            ms(1),
+            Command::Play {
+                by: Color::Red,
+                mv: h2e2(),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let url = relay.url();
+    let (client, _peer) = tokio::join!(Client::resume(&url, TOKEN, options()), async {
+        let (peer, resume) = relay.welcome().await;
+        assert_eq!(resume, Some(TOKEN));
+        peer.seat(Some(Color::Red), referee.snapshot(ms(1))).await;
+        peer
+    });
+    let client = client.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        client.room(),
+        Some(Room {
+            code: code(),
+            seat: Some(Color::Red)
+        })
+    );
+    assert_eq!(client.resume_token(), Some(TOKEN));
+    assert_eq!(
+        client.mirror().map(|m| m.moves().to_vec()),
+        Some(referee.game.moves().to_vec())
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_resume_the_relay_does_not_answer_times_out() {
+    let relay = Relay::listen("client-resume-silent").await;
+    let url = relay.url();
+    let options = ClientOptions {
+        handshake_timeout: Duration::from_secs(2),
+        ..options()
+    };
+    let (client, _peer) =
+        within(async { tokio::join!(Client::resume(&url, TOKEN, options), relay.welcome()) }).await;
+    assert!(
+        matches!(client, Err(ClientError::Timeout)),
+        "{:?}",
+        client.err()
+    );
 }
