@@ -9,8 +9,8 @@
 //!   [`Client::resume_token`].
 //! - [`Mirror`] is the sans-IO side: the match rebuilt from a snapshot and advanced by the
 //!   relay's numbered events (position, legal moves, moves played, clocks, pending offers,
-//!   presence, result). It does no IO and reads no clock; any program that receives the
-//!   protocol's messages can use it on its own.
+//!   presence, result), and its game record for PGN ([`Mirror::record`]). It does no IO and
+//!   reads no clock; any program that receives the protocol's messages can use it on its own.
 //!
 //! The client never decides anything about the game: the relay is the only authority, and
 //! the client applies what the relay says, in the order of the protocol's conversation (see
@@ -61,6 +61,7 @@ mod link;
 mod mirror;
 mod options;
 mod reconnect;
+mod record;
 mod state;
 
 pub use client::Client;

@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use xq_protocol::{RoomCode, SeatInfo, Snapshot};
 use xq_rules::{ByColor, Color, IllegalMove, Move, MoveList, Position};
-use xq_session::{Event, MatchConfig, Played, Status, UndoRequest};
+use xq_session::{Event, MatchConfig, Played, Record, Status, UndoRequest};
+
+use crate::record;
 
 /// A read-only copy of the match in a room, for drawing a board and deciding what to do next.
 ///
@@ -317,6 +319,49 @@ impl Mirror {
     #[must_use]
     pub const fn next_seq(&self) -> u64 {
         self.next_seq
+    }
+
+    /// The game so far as a record, for a move list, a PGN file ([`xq_session::pgn::write`])
+    /// or a [`xq_session::Replay`]: the start position, the moves played (taken-back moves
+    /// are gone) and, once the game is over, its result with the reason, whatever ended it
+    /// (the relay's verdicts too: a fallen flag, abandonment by one seat or by both). It is the
+    /// record the relay's own match gives. The tags are left empty for the caller to fill in.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xq_client::Mirror;
+    /// use xq_protocol::{RoomCode, SeatInfo, Snapshot};
+    /// use xq_rules::{ByColor, Color, Move, Square};
+    /// use xq_session::pgn::{self, MoveFormat};
+    /// use xq_session::{GameResult, MatchConfig, Status, WinReason};
+    ///
+    /// let gone = SeatInfo { taken: true, connected: false };
+    /// let result = GameResult::Win { winner: Color::Black, reason: WinReason::Abandonment };
+    /// let snapshot = Snapshot {
+    ///     code: "K7QX3M".parse()?,
+    ///     config: MatchConfig::default(),
+    ///     moves: vec![Move::new(Square::H2, Square::E2)],
+    ///     clocks: None,
+    ///     clocks_running: false,
+    ///     pending_undo: None,
+    ///     pending_draw: None,
+    ///     status: Status::Finished(result),
+    ///     seats: ByColor { red: gone, black: gone },
+    ///     rematch_requested: None,
+    ///     next_seq: 2,
+    /// };
+    /// let mut record = Mirror::from_snapshot(&snapshot)?.record();
+    /// assert_eq!(record.result(), Some(result));
+    /// record.tags.site = Some("relay.example".into());
+    /// let pgn = pgn::write(&record, MoveFormat::Iccs);
+    /// assert!(pgn.contains("[Termination \"abandonment\"]"));
+    /// assert!(pgn.contains("1. h2e2 0-1"));
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn record(&self) -> Record {
+        record::replay(&self.config, &self.moves, self.status.result())
     }
 
     /// Applies the event that is next in line: checks first, then changes, so a refused event

@@ -1,7 +1,6 @@
 //! A game on a relay: the [`GameBackend`] over `xq_client`.
 
 mod check;
-mod record;
 #[cfg(test)]
 mod test_util;
 mod worker;
@@ -34,7 +33,8 @@ pub use self::worker::Wake;
 /// opponent moves. Dropping the game leaves the room and closes the connection.
 pub struct RemoteGame {
     mirror: Mirror,
-    /// Derived from the mirror each time it changes: records come from a replayed match.
+    /// The mirror's record, taken again each time its moves or status change: it is rebuilt
+    /// by replaying the game, so not on every frame.
     record: Record,
     seat: Option<Color>,
     link: Link,
@@ -67,7 +67,7 @@ impl RemoteGame {
         let (reports_in, reports) = std_mpsc::channel();
         tokio::spawn(worker::run(client, requests_out, reports_in, wake));
         Some(Self {
-            record: record::record(&mirror),
+            record: mirror.record(),
             mirror,
             seat: room.seat,
             link: Link::Up,
@@ -145,7 +145,7 @@ impl RemoteGame {
             self.clocks_stopped = None;
         }
         if mirror.moves() != self.mirror.moves() || mirror.status() != self.mirror.status() {
-            self.record = record::record(&mirror);
+            self.record = mirror.record();
         }
         self.mirror = mirror;
     }

@@ -6,7 +6,8 @@ use xq_client::{Applied, Mirror, MirrorError};
 use xq_rules::fen::Fen;
 use xq_rules::{Color, Move, Square};
 use xq_session::{
-    Command, Event, GameResult, Match, MatchConfig, Status, TimeControl, Timestamp, WinReason,
+    Command, DrawReason, Event, GameResult, Match, MatchConfig, Status, TimeControl, Timestamp,
+    WinReason,
 };
 
 use crate::support::{Referee, ms};
@@ -24,6 +25,7 @@ fn assert_in_step(mirror: &Mirror, game: &Match, now: Timestamp, reported: Times
     assert_eq!(mirror.pending_undo(), game.pending_undo());
     assert_eq!(mirror.pending_draw(), game.pending_draw());
     assert_eq!(mirror.status(), game.status());
+    assert_eq!(mirror.record(), game.record());
     if game.status().is_ongoing() {
         assert_eq!(
             mirror.legal_moves(),
@@ -397,4 +399,95 @@ fn a_fallen_flag_ends_the_game() {
             reason: WinReason::TimeForfeit
         })
     );
+}
+
+/// Whatever ended the game, the relay's verdicts included, the mirror's record is the match's,
+/// result and reason too ([`assert_in_step`] compares them after every command).
+#[test]
+fn the_record_is_the_matchs_whatever_ended_it() {
+    let agreement: &[Command] = &[
+        Command::OfferDraw { by: Color::Red },
+        Command::AnswerDraw {
+            by: Color::Black,
+            accept: true,
+        },
+    ];
+    let endings: [&[Command]; 4] = [
+        &[Command::Resign { by: Color::Red }],
+        &[Command::Abandon { by: Color::Black }],
+        &[Command::AbandonBoth],
+        agreement,
+    ];
+    for ending in endings {
+        let mut pair = Pair::timed();
+        pair.play("h2e2");
+        pair.play("h9g7");
+        assert_eq!(pair.mirror.record().result(), None);
+        for &command in ending {
+            pair.handle(command);
+        }
+        let record = pair.mirror.record();
+        assert_eq!(record.moves(), &[iccs_move("h2e2"), iccs_move("h9g7")]);
+        assert_eq!(
+            record.result(),
+            pair.referee.game.status().result(),
+            "{ending:?}"
+        );
+        assert!(record.result().is_some(), "{ending:?}");
+    }
+}
+
+#[test]
+fn the_record_keeps_the_moves_and_the_result() {
+    let mv = iccs_move("h2e2");
+    let mut timed = MatchConfig::default();
+    timed.time_control = TimeControl::Increment {
+        base: Duration::from_secs(60),
+        increment: Duration::ZERO,
+    };
+    for (config, result) in [
+        (
+            MatchConfig::default(),
+            GameResult::Win {
+                winner: Color::Red,
+                reason: WinReason::Resignation,
+            },
+        ),
+        (
+            MatchConfig::default(),
+            GameResult::Win {
+                winner: Color::Black,
+                reason: WinReason::Abandonment,
+            },
+        ),
+        (
+            MatchConfig::default(),
+            GameResult::Draw {
+                reason: DrawReason::Agreement,
+            },
+        ),
+        (
+            MatchConfig::default(),
+            GameResult::Draw {
+                reason: DrawReason::Abandonment,
+            },
+        ),
+        // Black is to move, so its flag fell.
+        (
+            timed,
+            GameResult::Win {
+                winner: Color::Red,
+                reason: WinReason::TimeForfeit,
+            },
+        ),
+    ] {
+        let mut snapshot = Referee::new(config).snapshot(ms(0));
+        snapshot.moves = vec![mv];
+        snapshot.status = Status::Finished(result);
+        let mirror = Mirror::from_snapshot(&snapshot).unwrap_or_else(|e| panic!("{e}"));
+        let record = mirror.record();
+        assert_eq!(record.start(), &*mirror.config().start);
+        assert_eq!(record.moves(), &[mv]);
+        assert_eq!(record.result(), Some(result), "{result:?}");
+    }
 }
