@@ -427,3 +427,54 @@ fn connections_over_the_caps_are_turned_away_at_accept() {
         server.shutdown().await;
     });
 }
+
+/// A client over a cap is told why, then sees a graceful close, on every transport: the
+/// refusal is sent to a connection the relay never serves, and must not be lost in its close.
+async fn refused_over_the_cap(scheme: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = options(&dir);
+    let url = match scheme {
+        "mem" => mem_url(),
+        other => format!("{other}://127.0.0.1:0"),
+    };
+    let server = Server::builder()
+        .listen(url)
+        .transport(options.clone())
+        .max_connections_per_address(1)
+        .start()
+        .await
+        .expect("server starts");
+    let url = server.local_urls()[0].clone();
+    let first = Client::hello(&url, &options, None).await;
+    let extra = Client::connect(&url, &options).await;
+    assert!(matches!(
+        extra.recv().await,
+        ServerMsg::Disconnect {
+            reason: DisconnectReason::RoomFull,
+            ..
+        }
+    ));
+    match extra.0.recv().await {
+        Err(TransportError::Closed) => {}
+        other => panic!("expected a graceful close, got {other:?}"),
+    }
+    first.send(ClientMsg::Ping { nonce: 7 }).await;
+    assert_eq!(first.recv().await, ServerMsg::Pong { nonce: 7 });
+    server.shutdown().await;
+    first.expect_shutdown().await;
+}
+
+#[test]
+fn a_client_over_the_cap_is_told_why_over_mem() {
+    within(refused_over_the_cap("mem"));
+}
+
+#[test]
+fn a_client_over_the_cap_is_told_why_over_udp() {
+    within(refused_over_the_cap("udp"));
+}
+
+#[test]
+fn a_client_over_the_cap_is_told_why_over_quic() {
+    within(refused_over_the_cap("quic"));
+}

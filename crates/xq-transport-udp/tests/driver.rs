@@ -2,7 +2,9 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use xq_transport_udp::proto::{ConnectionError, SendError};
@@ -157,6 +159,33 @@ async fn graceful_close_reaches_the_peer_after_its_frames() -> Result<(), Error>
 
         server.close();
         assert!(matches!(server.accept().await, Err(Error::EndpointClosed)));
+        Ok(())
+    })
+    .await
+}
+
+/// A server may say something and close at once (a relay turning a client away): the client's
+/// `connect` succeeds though the close arrived before it looked, and the frame comes first.
+#[tokio::test]
+async fn a_server_that_closes_at_once_is_heard_before_its_close() -> Result<(), Error> {
+    bounded(async {
+        let server = Endpoint::bind(localhost(), Config::default()).await?;
+        let client = Endpoint::bind(localhost(), Config::default()).await?;
+        let mut connecting = pin!(client.connect(server.local_addr()));
+        // Polled once, to send the `Initial`, then left alone until the server is done: the
+        // client's driver completes the handshake and the close exchange on its own.
+        let first = std::future::poll_fn(|cx| Poll::Ready(connecting.as_mut().poll(cx))).await;
+        assert!(first.is_pending(), "connected without a server answer");
+        let incoming = server.accept().await?;
+        incoming.send(b"go away".to_vec()).await?;
+        incoming.close().await;
+        let outgoing = connecting.await?;
+        assert_eq!(outgoing.recv().await?, b"go away");
+        let end = outgoing.recv().await;
+        assert!(
+            matches!(end, Err(Error::Connection(ConnectionError::ClosedByPeer))),
+            "{end:?}"
+        );
         Ok(())
     })
     .await

@@ -22,14 +22,17 @@ const DRAIN_RTOS: u32 = 3;
 /// address), [`send`](Self::send), [`close`](Self::close) and
 /// [`handle_timeout`](Self::handle_timeout). Outputs: [`poll_transmit`](Self::poll_transmit)
 /// (call until `None` after every input), [`poll_frame`](Self::poll_frame),
-/// [`poll_timeout`](Self::poll_timeout), [`state`](Self::state) and
-/// [`close_reason`](Self::close_reason).
+/// [`poll_timeout`](Self::poll_timeout), [`state`](Self::state),
+/// [`is_established`](Self::is_established) and [`close_reason`](Self::close_reason).
 #[derive(Debug)]
 pub struct Link {
     config: Arc<Config>,
     side: Side,
     local_cid: ConnectionId,
     state: State,
+    /// Whether the handshake has completed: from the start for a server link, at the
+    /// `Accept` for a client's. It stays set whatever becomes of the link.
+    established: bool,
     send: SendQueue,
     recv: RecvQueue,
     rtt: RttEstimator,
@@ -176,6 +179,7 @@ impl Link {
             side,
             local_cid,
             state,
+            established: side == Side::Server,
             send: SendQueue::new(),
             recv: RecvQueue::new(),
             rtt: RttEstimator::new(),
@@ -222,6 +226,15 @@ impl Link {
             State::Draining { .. } => LinkState::Draining,
             State::Closed => LinkState::Closed,
         }
+    }
+
+    /// Whether the handshake has completed, however the link has fared since: a server link's
+    /// has from the start, a client link's once the server's `Accept` arrived. A server may
+    /// send its frames and close at once (a relay turning a client away says why first), so
+    /// a client link can be closing, or closed, by the time its driver looks: the handshake
+    /// still succeeded, and the frames wait in [`poll_frame`](Self::poll_frame).
+    pub fn is_established(&self) -> bool {
+        self.established
     }
 
     /// Why no more frames will arrive, once that is known: set when the peer's close arrives
@@ -374,6 +387,7 @@ impl Link {
                     remote_cid: src_cid,
                     accept_pending: false,
                 };
+                self.established = true;
             }
             (State::Established { accept_pending, .. }, Packet::Initial { .. })
                 if self.side == Side::Server =>

@@ -168,7 +168,36 @@ fn handshake_fails_when_the_server_never_answers() {
         pair.client.link(id).and_then(Link::close_reason),
         Some(&ConnectionError::TimedOut)
     );
+    assert!(pair.client.link(id).is_some_and(|l| !l.is_established()));
     assert!(pair.now - start <= Config::default().idle_timeout);
+}
+
+/// A server that answers with a frame and closes at once (a relay turning a client away) has
+/// the client's handshake succeed all the same: the link stays established, through its close,
+/// with the frame waiting before the close.
+#[test]
+fn a_server_that_closes_at_once_completes_the_handshake_first() {
+    let mut pair = Pair::new(Config::default(), 6);
+    let client = pair.client.connect(pair.now, pair.server_addr);
+    let mut server = None;
+    pair.run(Duration::from_secs(1), |pair| {
+        server = server.or_else(|| pair.server.poll_incoming());
+        server.is_some()
+    });
+    let server = server.expect("the server accepted");
+    let link = pair.server.link_mut(server).expect("server link");
+    link.send(b"go away".to_vec()).expect("send");
+    link.close();
+    let closed = pair.run(Duration::from_secs(10), |pair| {
+        pair.client
+            .link(client)
+            .is_some_and(|l| l.state() == LinkState::Closed)
+    });
+    assert!(closed);
+    let link = pair.client.link_mut(client).expect("client link");
+    assert!(link.is_established());
+    assert_eq!(link.poll_frame().as_deref(), Some(&b"go away"[..]));
+    assert_eq!(link.close_reason(), Some(&ConnectionError::ClosedByPeer));
 }
 
 #[test]
