@@ -59,7 +59,9 @@ impl ClientEndpoint {
     ///
     /// [`Error::Bind`] if the socket cannot be bound.
     pub fn bind(local: SocketAddr) -> Result<Self, Error> {
-        let endpoint = socket::endpoint(local, None).map_err(Error::Bind)?;
+        // A client's connections wait for its endpoint to go idle instead, when they own it
+        // (see `Connection::close`).
+        let (endpoint, _) = socket::endpoint(local, None).map_err(Error::Bind)?;
         Ok(Self { endpoint })
     }
 

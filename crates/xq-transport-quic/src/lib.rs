@@ -73,6 +73,7 @@ pub use crate::error::Error;
 pub use crate::fingerprint::{Fingerprint, ParseFingerprintError};
 pub use crate::identity::{CERT_FILE, Identity, IdentityError, KEY_FILE};
 pub use crate::listener::Listener;
+pub use crate::socket::Closed;
 pub use crate::verify::Verify;
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use tokio::time::timeout;
 
 use crate::error::{CLOSE_LISTENER, CLOSE_PROTOCOL};
 use crate::framing::STREAM_HEADER;
-use crate::{Connection, Error, Fingerprint, ServerConfig, socket, tls};
+use crate::{Closed, Connection, Error, Fingerprint, ServerConfig, socket, tls};
 
 /// How many handshaken connections may wait for [`Listener::accept`]. While that many wait, no
 /// new handshake starts: further clients wait in quinn's queue, and give up after their idle
@@ -33,6 +33,7 @@ pub struct Listener {
     ready: Mutex<mpsc::Receiver<Connection>>,
     handshakes: JoinHandle<()>,
     closed: AtomicBool,
+    socket: Closed,
 }
 
 impl Listener {
@@ -46,7 +47,7 @@ impl Listener {
         let tls = tls::server(config.identity)?;
         let mut quinn_config = quinn::ServerConfig::with_crypto(Arc::new(tls));
         quinn_config.transport_config(config.transport.to_quinn(1));
-        let endpoint = socket::endpoint(addr, Some(quinn_config)).map_err(Error::Bind)?;
+        let (endpoint, closed) = socket::endpoint(addr, Some(quinn_config)).map_err(Error::Bind)?;
         let local_addr = endpoint.local_addr().map_err(Error::Bind)?;
         let (sender, receiver) = mpsc::channel(ACCEPT_QUEUE);
         let handshakes = tokio::spawn(run_handshakes(
@@ -62,6 +63,7 @@ impl Listener {
             ready: Mutex::new(receiver),
             handshakes,
             closed: AtomicBool::new(false),
+            socket: closed,
         })
     }
 
@@ -99,6 +101,17 @@ impl Listener {
         // `close` could not drain the queue while this held it.
         refuse_queued(&mut ready);
         Err(Error::ListenerClosed)
+    }
+
+    /// A handle that waits until the socket is closed, so that its address can be bound again.
+    ///
+    /// quinn keeps the socket until the listener is closed and dropped **and** every connection
+    /// it accepted is dropped and done: a closed connection drains for a few round trips, to
+    /// answer the peer's packets with its close. The handle outlives the listener, so a caller
+    /// can drop the listener and then wait.
+    #[must_use]
+    pub fn closed(&self) -> Closed {
+        self.socket.clone()
     }
 
     /// Stops accepting connections; pending and later [`accept`](Self::accept) calls fail.

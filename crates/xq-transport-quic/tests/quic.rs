@@ -496,6 +496,29 @@ async fn a_ca_file_verifies_the_server() -> TestResult {
     .await
 }
 
+/// quinn keeps the socket while a connection the listener accepted uses it, and closes it
+/// once that is done too: from then on, and not before `closed` says so, its address is free.
+#[tokio::test]
+async fn a_listener_says_when_its_address_is_free() -> TestResult {
+    within(async {
+        let (client, server, listener, _dir) = pair(TransportConfig::default()).await?;
+        let address = listener.local_addr();
+        let closed = listener.closed();
+        listener.close();
+        drop(listener);
+        let early = timeout(Duration::from_millis(100), closed.clone().wait()).await;
+        assert!(early.is_err(), "closed under a live connection");
+        server.send(b"still here".to_vec()).await?;
+        assert_eq!(client.recv().await?, b"still here");
+        server.close().await;
+        drop(server);
+        closed.wait().await;
+        std::net::UdpSocket::bind(address)?;
+        Ok(())
+    })
+    .await
+}
+
 #[tokio::test]
 async fn a_closed_listener_accepts_nothing() -> TestResult {
     within(async {

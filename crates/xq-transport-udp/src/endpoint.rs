@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use rand::TryRng;
 use rand::rngs::SysRng;
+use tokio::sync::watch;
 
 use crate::connection::{Connection, Output};
 use crate::driver::{self, ConnState, Shared};
@@ -21,6 +22,7 @@ use crate::{Config, Error, socket};
 pub struct Endpoint {
     shared: Arc<Shared>,
     local_addr: SocketAddr,
+    closed: Closed,
 }
 
 impl Endpoint {
@@ -48,8 +50,19 @@ impl Endpoint {
             seed,
             Instant::now(),
         )));
-        tokio::spawn(driver::run(Arc::clone(&shared), socket));
-        Ok(Self { shared, local_addr })
+        let (socket_open, closed) = watch::channel(());
+        let driver = driver::run(Arc::clone(&shared), socket);
+        tokio::spawn(async move {
+            // The driver owns the socket, which is closed when it returns: only then are the
+            // waiters told.
+            driver.await;
+            drop(socket_open);
+        });
+        Ok(Self {
+            shared,
+            local_addr,
+            closed: Closed(closed),
+        })
     }
 
     /// The address the socket is bound to.
@@ -123,6 +136,17 @@ impl Endpoint {
         }
     }
 
+    /// A handle that waits until the socket is closed, so that its address can be bound again.
+    ///
+    /// The driver keeps the socket until the endpoint is closed or dropped **and** every
+    /// connection is dropped and has finished closing: a graceful close drains for a few
+    /// round trips after the last exchange, to acknowledge the peer's repeated close. The
+    /// handle outlives the endpoint, so a caller can drop the endpoint and then wait.
+    #[must_use]
+    pub fn closed(&self) -> Closed {
+        self.closed.clone()
+    }
+
     /// Stops accepting and closes every connection gracefully. Pending and future `accept`
     /// and `connect` calls fail with [`Error::EndpointClosed`]; the driver ends once every
     /// connection has finished closing.
@@ -150,5 +174,18 @@ impl Drop for Endpoint {
         self.shared.lock().open = false;
         self.shared.incoming.notify_waiters();
         self.shared.wake_driver.notify_one();
+    }
+}
+
+/// Waits until an [`Endpoint`]'s socket is closed, without holding the endpoint: see
+/// [`Endpoint::closed`]. Clones wait for the same socket.
+#[derive(Debug, Clone)]
+pub struct Closed(watch::Receiver<()>);
+
+impl Closed {
+    /// Returns once the socket is closed (at once if it is already).
+    pub async fn wait(mut self) {
+        // Nothing is ever sent: the driver's task drops the sender, after the socket.
+        while self.0.changed().await.is_ok() {}
     }
 }

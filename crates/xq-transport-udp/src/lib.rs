@@ -56,6 +56,6 @@ mod socket;
 
 pub use config::{Config, LONGEST};
 pub use connection::Connection;
-pub use endpoint::Endpoint;
+pub use endpoint::{Closed, Endpoint};
 pub use error::Error;
 pub use proto::Stats;

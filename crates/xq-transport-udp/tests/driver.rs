@@ -191,6 +191,28 @@ async fn a_server_that_closes_at_once_is_heard_before_its_close() -> Result<(), 
     .await
 }
 
+/// The socket outlives the endpoint while a connection uses it, and closes once that is done
+/// closing too: from then on, and not before `closed` says so, its address is free.
+#[tokio::test]
+async fn an_endpoint_says_when_its_address_is_free() -> Result<(), Error> {
+    bounded(async {
+        let (server, _client, outgoing, incoming) = pair(Config::default()).await?;
+        let address = server.local_addr();
+        let closed = server.closed();
+        drop(server);
+        let early = tokio::time::timeout(Duration::from_millis(100), closed.clone().wait()).await;
+        assert!(early.is_err(), "closed under a live connection");
+        incoming.send(b"still here".to_vec()).await?;
+        assert_eq!(outgoing.recv().await?, b"still here");
+        incoming.close().await;
+        drop(incoming);
+        closed.wait().await;
+        std::net::UdpSocket::bind(address)?;
+        Ok(())
+    })
+    .await
+}
+
 #[tokio::test]
 async fn connect_to_a_silent_port_times_out() -> Result<(), Error> {
     bounded(async {
