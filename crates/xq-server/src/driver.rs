@@ -20,6 +20,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::FutureExt;
+use futures_util::future::join_all;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -388,7 +389,7 @@ impl Driver {
     }
 
     /// Stops accepting, says goodbye to every client, waits (a little) for the goodbyes to be
-    /// delivered, and closes the listeners.
+    /// delivered, and closes the listeners, waiting (a little) for their sockets to close.
     ///
     /// The clocks paused by the shutdown are committed before the goodbyes go out; if that
     /// fails, the goodbyes are not sent and the error is returned.
@@ -425,6 +426,12 @@ impl Driver {
         // would cut the goodbyes short.
         for listener in &self.listeners {
             listener.close();
+        }
+        // A UDP or QUIC socket outlives its listener until the connections closed above are
+        // done draining: a relay restarted on the same port right after would not bind it.
+        let released = join_all(self.listeners.iter().map(|listener| listener.closed()));
+        if tokio::time::timeout(CLOSE_WAIT, released).await.is_err() {
+            tracing::warn!("some listening sockets were not released in time");
         }
         tracing::info!("relay stopped");
         Ok(())

@@ -478,3 +478,40 @@ fn a_client_over_the_cap_is_told_why_over_udp() {
 fn a_client_over_the_cap_is_told_why_over_quic() {
     within(refused_over_the_cap("quic"));
 }
+
+/// A relay that has shut down has let go of its ports: one restarted at once in the same
+/// process binds them again.
+#[test]
+fn a_relay_restarts_on_its_ports_right_after_a_shutdown() {
+    within(async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let options = options(&dir);
+        let server = Server::builder()
+            .listen("udp://127.0.0.1:0")
+            .listen("quic://127.0.0.1:0")
+            .transport(options.clone())
+            .start()
+            .await
+            .expect("server starts");
+        let urls = server.local_urls().to_vec();
+        let clients = [
+            Client::hello(&urls[0], &options, None).await,
+            Client::hello(&urls[1], &options, None).await,
+        ];
+        server.shutdown().await;
+        // The same addresses, without the fingerprint a client pins.
+        let again = urls
+            .iter()
+            .map(|url| url.split_once('?').map_or(url.as_str(), |(bare, _)| bare));
+        let restarted = again
+            .fold(Server::builder(), |builder, url| builder.listen(url))
+            .transport(options.clone())
+            .start()
+            .await
+            .unwrap_or_else(|err| panic!("the ports are still taken: {err}"));
+        for client in &clients {
+            client.expect_shutdown().await;
+        }
+        restarted.shutdown().await;
+    });
+}

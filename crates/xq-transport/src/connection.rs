@@ -82,6 +82,13 @@ pub trait Listener: Send + Sync {
 
     /// Stops accepting. Connections already accepted stay open.
     fn close(&self);
+
+    /// Waits until the listener, once [closed](Self::close), has let go of its address, so
+    /// that binding it again succeeds. A listener on a socket shares it with the connections
+    /// it accepted, so this also waits until those are dropped and done closing (a graceful
+    /// close lingers for a few round trips). Returns at once for a listener with no socket
+    /// (`mem`, whose name is free again as soon as it is closed).
+    async fn closed(&self) {}
 }
 
 /// Connection counters, the same for every transport (zero where one does not apply).

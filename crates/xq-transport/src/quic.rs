@@ -1,12 +1,12 @@
 //! `quic://`: QUIC (quinn) behind the common interface.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use xq_transport_quic::{
-    ClientConfig, Error, Fingerprint, Identity, ServerConfig, TransportConfig,
+    ClientConfig, Closed, Error, Fingerprint, Identity, ServerConfig, TransportConfig,
 };
 
 use crate::{Connection, ConnectionStats, Listener, Options, TransportError, Verify, address};
@@ -118,8 +118,12 @@ impl Connection for QuicConnection {
     }
 }
 
+/// A QUIC listener. Closing it lets go of the transport's listener, so that quinn closes the
+/// socket once the connections it accepted are done with it too.
 pub(crate) struct QuicListener {
-    listener: xq_transport_quic::Listener,
+    listener: Mutex<Option<Arc<xq_transport_quic::Listener>>>,
+    local_url: String,
+    socket: Closed,
 }
 
 /// Binds a QUIC listener with the certificate kept in [`Options::quic_identity_dir`] (made on
@@ -139,25 +143,51 @@ pub(crate) async fn listen(
     let listener = xq_transport_quic::Listener::bind(addr, config)
         .await
         .map_err(map)?;
-    Ok(QuicListener { listener })
+    Ok(QuicListener {
+        local_url: format!(
+            "quic://{}?fp={}",
+            address::reachable(listener.local_addr()),
+            listener.fingerprint()
+        ),
+        socket: listener.closed(),
+        listener: Mutex::new(Some(Arc::new(listener))),
+    })
+}
+
+impl QuicListener {
+    fn listener(&self) -> Option<Arc<xq_transport_quic::Listener>> {
+        self.listener
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
 }
 
 #[async_trait]
 impl Listener for QuicListener {
     async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError> {
-        let conn = self.listener.accept().await.map_err(map)?;
+        let listener = self.listener().ok_or(TransportError::ListenerClosed)?;
+        let conn = listener.accept().await.map_err(map)?;
         Ok(Arc::new(QuicConnection(conn)))
     }
 
     fn local_url(&self) -> String {
-        format!(
-            "quic://{}?fp={}",
-            address::reachable(self.listener.local_addr()),
-            self.listener.fingerprint()
-        )
+        self.local_url.clone()
     }
 
     fn close(&self) {
-        self.listener.close();
+        let listener = self
+            .listener
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        // A pending `accept` holds a clone: closing wakes it, and it lets go.
+        if let Some(listener) = listener {
+            listener.close();
+        }
+    }
+
+    async fn closed(&self) {
+        self.socket.clone().wait().await;
     }
 }

@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use async_trait::async_trait;
 use tokio::sync::watch;
 use xq_transport_udp::proto::{ConnectionError, SendError};
-use xq_transport_udp::{Config, Endpoint, Error};
+use xq_transport_udp::{Closed, Config, Endpoint, Error};
 
 use crate::{Connection, ConnectionStats, Listener, Options, TransportError, address};
 
@@ -108,6 +108,8 @@ pub(crate) struct UdpListener {
     endpoint: Mutex<Option<Arc<Endpoint>>>,
     local_addr: SocketAddr,
     closed: watch::Sender<bool>,
+    /// Waits for the endpoint's socket, which outlives the listener's endpoint handle.
+    socket: Closed,
 }
 
 pub(crate) async fn listen(
@@ -117,6 +119,7 @@ pub(crate) async fn listen(
     let endpoint = Endpoint::bind(addr, config(options)).await.map_err(map)?;
     Ok(UdpListener {
         local_addr: endpoint.local_addr(),
+        socket: endpoint.closed(),
         endpoint: Mutex::new(Some(Arc::new(endpoint))),
         closed: watch::Sender::new(false),
     })
@@ -160,6 +163,10 @@ impl Listener for UdpListener {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         self.closed.send_replace(true);
+    }
+
+    async fn closed(&self) {
+        self.socket.clone().wait().await;
     }
 }
 

@@ -359,6 +359,23 @@ async fn idle_timeout_of_never(scheme: &str) {
     s.client.close().await;
 }
 
+/// A closed listener lets go of its address once the connections it accepted are closed and
+/// dropped: listening on it again succeeds as soon as `closed` returns.
+async fn a_closed_listener_frees_its_address(scheme: &str) {
+    let s = setup(scheme).await;
+    // The address alone, without what a client needs to trust it.
+    let url = s.listener.local_url();
+    let url = url.split_once('?').map_or(url.as_str(), |(bare, _)| bare);
+    s.listener.close();
+    s.server.close().await;
+    drop(s.server);
+    s.listener.closed().await;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    listen(url, &options(&dir))
+        .await
+        .unwrap_or_else(|e| panic!("listen on {url} again: {e}"));
+}
+
 macro_rules! suite {
     ($($scheme:ident),*) => {
         $(
@@ -397,6 +414,10 @@ macro_rules! suite {
                 #[test]
                 fn listener_close_keeps_connections() {
                     run(super::listener_close_keeps_connections(stringify!($scheme)))
+                }
+                #[test]
+                fn a_closed_listener_frees_its_address() {
+                    run(super::a_closed_listener_frees_its_address(stringify!($scheme)))
                 }
             }
         )*
