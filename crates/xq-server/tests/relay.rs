@@ -136,6 +136,30 @@ impl Harness {
         }
     }
 
+    /// A connection watching the room `code`, its greeting taken.
+    fn spectator(&mut self, code: RoomCode) -> ConnId {
+        let spectator = self.client();
+        self.send(spectator, ClientMsg::Spectate { code });
+        self.take(spectator);
+        spectator
+    }
+
+    /// Checks that a new connection presenting `token` is refused the seat.
+    fn assert_resume_refused(&mut self, token: ResumeToken) {
+        let late = self.raw();
+        self.send(late, hello(Some(token)));
+        assert!(matches!(
+            self.take(late)[..],
+            [
+                ServerMsg::Welcome { .. },
+                ServerMsg::Error {
+                    code: ErrorCode::ResumeRefused,
+                    ..
+                }
+            ]
+        ));
+    }
+
     fn assert_silent(&mut self, conns: &[ConnId]) {
         for &conn in conns {
             assert_eq!(self.take(conn), [], "{conn} should have been sent nothing");
@@ -467,9 +491,7 @@ fn a_spectator_sees_every_event_and_cannot_play() {
 fn hostile_requests_are_refused_and_change_nothing() {
     let mut h = Harness::new();
     let (red, black) = h.pair(RoomOptions::default());
-    let spectator = h.client();
-    h.send(spectator, ClientMsg::Spectate { code: red.code });
-    h.take(spectator);
+    let spectator = h.spectator(red.code);
     h.play(red, "h2e2");
     h.send(
         red.conn,
@@ -636,9 +658,7 @@ fn nothing_can_be_played_before_the_opponent_arrives() {
 fn a_resumed_player_misses_nothing_and_sees_nothing_twice() {
     let mut h = Harness::new();
     let (red, black) = h.pair(blitz());
-    let spectator = h.client();
-    h.send(spectator, ClientMsg::Spectate { code: red.code });
-    h.take(spectator);
+    let spectator = h.spectator(red.code);
     h.play(red, "h2e2");
     h.play(black, "h9g7");
     let red_saw = events(&h.take(red.conn));
@@ -761,18 +781,7 @@ fn staying_away_past_the_grace_period_abandons_the_game() {
     assert_eq!(over[0].0, 1);
 
     // The token is void now.
-    let late = h.raw();
-    h.send(late, hello(Some(black.token)));
-    assert!(matches!(
-        h.take(late)[..],
-        [
-            ServerMsg::Welcome { .. },
-            ServerMsg::Error {
-                code: ErrorCode::ResumeRefused,
-                ..
-            }
-        ]
-    ));
+    h.assert_resume_refused(black.token);
 
     // Once the winner goes too and its grace ends, the room closes.
     h.disconnect(red.conn);
@@ -788,9 +797,7 @@ fn both_staying_away_past_the_same_grace_period_draws_the_game() {
     let mut h = Harness::new();
     let (red, black) = h.pair(RoomOptions::default());
     h.play(red, "h2e2");
-    let spectator = h.client();
-    h.send(spectator, ClientMsg::Spectate { code: red.code });
-    h.take(spectator);
+    let spectator = h.spectator(red.code);
     h.disconnect(red.conn);
     h.disconnect(black.conn);
 
@@ -803,18 +810,7 @@ fn both_staying_away_past_the_same_grace_period_draws_the_game() {
         })]
     );
     for token in [red.token, black.token] {
-        let late = h.raw();
-        h.send(late, hello(Some(token)));
-        assert!(matches!(
-            h.take(late)[..],
-            [
-                ServerMsg::Welcome { .. },
-                ServerMsg::Error {
-                    code: ErrorCode::ResumeRefused,
-                    ..
-                }
-            ]
-        ));
+        h.assert_resume_refused(token);
     }
 }
 
@@ -827,9 +823,7 @@ fn seats_lost_at_different_moments_seen_late_are_not_a_draw() {
         let mut h = Harness::new();
         let (red, black) = h.pair(RoomOptions::default());
         h.play(red, "h2e2");
-        let spectator = h.client();
-        h.send(spectator, ClientMsg::Spectate { code: red.code });
-        h.take(spectator);
+        let spectator = h.spectator(red.code);
         let (first, second) = if red_leaves_first {
             (red, black)
         } else {
@@ -870,9 +864,7 @@ fn an_abandonment_seen_late_is_not_overtaken_by_the_flag() {
         ..RoomOptions::default()
     });
     h.play(red, "h2e2");
-    let spectator = h.client();
-    h.send(spectator, ClientMsg::Spectate { code: red.code });
-    h.take(spectator);
+    let spectator = h.spectator(red.code);
     h.disconnect(black.conn);
     // Black's grace period ends at 60 s, its flag would fall at 120 s; the relay looks at 150 s.
     h.now += GRACE.as_millis() as u64 * 5 / 2;
@@ -1268,18 +1260,7 @@ fn waiting_and_idle_rooms_expire() {
     // the grace period, and its tokens with it.
     h.advance(2 * 60_000);
     assert_eq!(h.relay.room_count(), 2);
-    let resumer = h.raw();
-    h.send(resumer, hello(Some(gone.token)));
-    assert!(matches!(
-        h.take(resumer)[..],
-        [
-            ServerMsg::Welcome { .. },
-            ServerMsg::Error {
-                code: ErrorCode::ResumeRefused,
-                ..
-            }
-        ]
-    ));
+    h.assert_resume_refused(gone.token);
     // Nobody joins the waiting room: it expires, and its creator is told.
     h.advance(8 * 60_000);
     assert_eq!(h.relay.room_count(), 1);
