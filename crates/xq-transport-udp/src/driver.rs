@@ -12,7 +12,7 @@ use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use tokio::net::UdpSocket;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
 use crate::proto::{self, LinkId, LinkState, Transmit};
 use crate::socket;
@@ -171,7 +171,10 @@ impl State {
 }
 
 /// Runs until the endpoint is closed or dropped and every link is gone.
-pub(crate) async fn run(shared: Arc<Shared>, socket: UdpSocket) {
+///
+/// `_socket_open` goes last, after the socket (parameters are dropped in the reverse of their
+/// order): [`crate::Closed`] waits for it.
+pub(crate) async fn run(_socket_open: watch::Sender<()>, shared: Arc<Shared>, socket: UdpSocket) {
     let mut buf = vec![0; RECV_BUFFER];
     // Datagrams taken from the core and not yet sent: a batch, or what the socket refused.
     let mut unsent: Vec<Transmit> = Vec::new();

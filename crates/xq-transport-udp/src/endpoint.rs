@@ -51,13 +51,7 @@ impl Endpoint {
             Instant::now(),
         )));
         let (socket_open, closed) = watch::channel(());
-        let driver = driver::run(Arc::clone(&shared), socket);
-        tokio::spawn(async move {
-            // The driver owns the socket, which is closed when it returns: only then are the
-            // waiters told.
-            driver.await;
-            drop(socket_open);
-        });
+        tokio::spawn(driver::run(socket_open, Arc::clone(&shared), socket));
         Ok(Self {
             shared,
             local_addr,
