@@ -170,11 +170,18 @@ impl State {
     }
 }
 
+/// The driver's socket, with the signal that it is still open, which [`crate::Closed`] waits
+/// for. Fields are dropped in the order they are declared, so the signal goes after the
+/// socket however the driver ends: also when its task is dropped before it ever ran, which
+/// drops the driver's arguments in their order rather than in the reverse.
+pub(crate) struct Bound {
+    pub(crate) socket: UdpSocket,
+    pub(crate) _open: watch::Sender<()>,
+}
+
 /// Runs until the endpoint is closed or dropped and every link is gone.
-///
-/// `_socket_open` goes last, after the socket (parameters are dropped in the reverse of their
-/// order): [`crate::Closed`] waits for it.
-pub(crate) async fn run(_socket_open: watch::Sender<()>, shared: Arc<Shared>, socket: UdpSocket) {
+pub(crate) async fn run(shared: Arc<Shared>, bound: Bound) {
+    let socket = &bound.socket;
     let mut buf = vec![0; RECV_BUFFER];
     // Datagrams taken from the core and not yet sent: a batch, or what the socket refused.
     let mut unsent: Vec<Transmit> = Vec::new();
@@ -185,7 +192,7 @@ pub(crate) async fn run(_socket_open: watch::Sender<()>, shared: Arc<Shared>, so
     loop {
         let deadline = {
             let mut state = shared.lock();
-            flush(&socket, &mut state.core, &mut unsent);
+            flush(socket, &mut state.core, &mut unsent);
             state.sweep();
             if !state.open && state.core.link_count() == 0 {
                 return;

@@ -51,7 +51,11 @@ impl Endpoint {
             Instant::now(),
         )));
         let (socket_open, closed) = watch::channel(());
-        tokio::spawn(driver::run(socket_open, Arc::clone(&shared), socket));
+        let bound = driver::Bound {
+            socket,
+            _open: socket_open,
+        };
+        tokio::spawn(driver::run(Arc::clone(&shared), bound));
         Ok(Self {
             shared,
             local_addr,

@@ -3,8 +3,8 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::pin;
-use std::sync::Arc;
-use std::task::Poll;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use xq_transport_udp::proto::{ConnectionError, SendError};
@@ -211,6 +211,57 @@ async fn an_endpoint_says_when_its_address_is_free() -> Result<(), Error> {
         Ok(())
     })
     .await
+}
+
+/// Binds an address the moment it is woken: a waiter on [`Closed`] that takes the address
+/// back as soon as it is told that it is free.
+struct BindOnWake {
+    address: SocketAddr,
+    bound: Mutex<Option<std::io::Result<()>>>,
+}
+
+impl Wake for BindOnWake {
+    fn wake(self: Arc<Self>) {
+        let bound = std::net::UdpSocket::bind(self.address).map(drop);
+        *self.bound.lock().unwrap_or_else(PoisonError::into_inner) = Some(bound);
+    }
+}
+
+/// `closed` never says the address is free while the socket still holds it, even when the
+/// driver's task never ran: here its runtime shuts down right after the bind, which completes
+/// at its first poll, so the task is dropped without ever being polled.
+#[test]
+fn closed_fires_after_the_socket_even_if_the_driver_never_ran() -> Result<(), Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let endpoint = runtime.block_on(Endpoint::bind(localhost(), Config::default()))?;
+    let address = endpoint.local_addr();
+    let closed = endpoint.closed();
+    drop(endpoint);
+    let probe = Arc::new(BindOnWake {
+        address,
+        bound: Mutex::new(None),
+    });
+    let waker = Waker::from(Arc::clone(&probe));
+    let mut wait = pin!(closed.wait());
+    assert!(
+        wait.as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending(),
+        "closed before the runtime shut down"
+    );
+    drop(runtime);
+    let bound = probe
+        .bound
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    assert!(
+        matches!(bound, Some(Ok(()))),
+        "told the address was free while it was still bound: {bound:?}"
+    );
+    Ok(())
 }
 
 #[tokio::test]
