@@ -114,12 +114,21 @@ impl Host {
 /// `url` with the loopback host, which a listener on every interface gives, replaced by
 /// `lan`, this machine's address on the local network (when it listens on every interface).
 fn reachable(url: &str, lan: Option<IpAddr>) -> String {
-    match lan {
-        Some(lan) if url.contains("://127.0.0.1:") => {
-            url.replacen("127.0.0.1", &lan.to_string(), 1)
-        }
-        _ => url.to_owned(),
-    }
+    let Some(lan) = lan else {
+        return url.to_owned();
+    };
+    // A listener on `::` takes IPv4 too, so the LAN's IPv4 address serves either.
+    let lan = match lan {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    ["://127.0.0.1:", "://[::1]:"]
+        .into_iter()
+        .find(|loopback| url.contains(loopback))
+        .map_or_else(
+            || url.to_owned(),
+            |loopback| url.replacen(loopback, &format!("://{lan}:"), 1),
+        )
 }
 
 /// This machine's address on the local network: the one the system would send from to a
@@ -147,5 +156,20 @@ mod tests {
             "udp://127.0.0.1:7878"
         );
         assert_eq!(reachable("udp://10.0.0.5:7878", lan), "udp://10.0.0.5:7878");
+    }
+
+    /// A host on every interface of IPv6 (`::`, dual-stack) gives `[::1]` URLs, which reach
+    /// only this machine: the opponent needs the LAN address there too.
+    #[test]
+    fn ipv6_loopback_hosts_become_the_lan_address() {
+        let lan = Some(IpAddr::V4(Ipv4Addr::new(192, 168, 1, 20)));
+        assert_eq!(
+            reachable("quic://[::1]:7879?fp=ab", lan),
+            "quic://192.168.1.20:7879?fp=ab"
+        );
+        assert_eq!(
+            reachable("udp://[::1]:7878", lan),
+            "udp://192.168.1.20:7878"
+        );
     }
 }
