@@ -397,6 +397,12 @@ impl Driver {
         for acceptor in &self.acceptors {
             acceptor.abort();
         }
+        // Connections accepted but not yet handed to the core are told goodbye with the rest:
+        // left in the queue, they would hold the listeners' sockets past the shutdown.
+        self.accepted.close();
+        while let Ok(accepted) = self.accepted.try_recv() {
+            self.accept(accepted);
+        }
         let now = self.now();
         self.relay.shutdown(now);
         self.flush();
@@ -482,4 +488,60 @@ async fn accept(
 /// The label a listener's connections carry in the logs: its URL's scheme.
 pub(crate) fn transport_label(url: &str) -> Arc<str> {
     Arc::from(url.split_once("://").map_or("?", |(scheme, _)| scheme))
+}
+
+#[cfg(test)]
+mod tests {
+    use xq_transport::Options;
+
+    use super::*;
+    use crate::Config;
+
+    /// Shutdown lets go of the listening socket even when a connection was accepted just
+    /// before the stop and waits, queued for the core, without having been served: under a
+    /// burst of connections that queue holds up to [`ACCEPT_QUEUE`] of them. Here the core
+    /// has not taken it yet when the stop comes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn shutdown_frees_the_port_of_a_connection_still_queued_for_the_core() {
+        let options = Options::default();
+        let listener: Arc<dyn Listener> = Arc::from(
+            xq_transport::listen("udp://127.0.0.1:0", &options)
+                .await
+                .unwrap_or_else(|e| panic!("{e}")),
+        );
+        let url = listener.local_url();
+        let (_requests, metrics) = mpsc::channel(1);
+        let driver = Driver::new(
+            Relay::new(Config::default(), [7; 32]),
+            Instant::now(),
+            DriverSettings {
+                listeners: vec![(listener, transport_label(&url))],
+                committer: None,
+                admission: Admission::new(16, 16),
+                metrics,
+            },
+        );
+        // The acceptor queues the connection; the core's task has not run yet.
+        let _client = xq_transport::connect(&url, &options)
+            .await
+            .unwrap_or_else(|e| panic!("connect {url}: {e}"));
+        while driver.accepted.is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let (stop, stopped) = oneshot::channel();
+        let _ = stop.send(());
+        let started = Instant::now();
+        driver.run(stopped).await.unwrap_or_else(|e| panic!("{e}"));
+        let took = started.elapsed();
+        let address = url.trim_start_matches("udp://");
+        let rebound = std::net::UdpSocket::bind(address);
+        assert!(
+            rebound.is_ok(),
+            "the port is still taken after shutdown ({took:?}): {rebound:?}"
+        );
+        assert!(
+            took < CLOSE_WAIT,
+            "shutdown waited {took:?} for a socket the driver itself held"
+        );
+    }
 }
