@@ -515,3 +515,53 @@ fn a_relay_restarts_on_its_ports_right_after_a_shutdown() {
         restarted.shutdown().await;
     });
 }
+
+/// A relay's port is free once it has shut down even while clients keep arriving, as they
+/// do at a public relay (and as its own clients do, reconnecting when told it shuts down):
+/// a closed listener must not hold its socket for every newcomer it turns away.
+#[test]
+fn a_relay_restarts_on_its_port_while_clients_keep_arriving() {
+    within(async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let options = options(&dir);
+        let server = Server::builder()
+            .listen("udp://127.0.0.1:0")
+            .transport(options.clone())
+            .start()
+            .await
+            .expect("server starts");
+        let url = server.local_urls()[0].clone();
+        let _first = Client::hello(&url, &options, None).await;
+        // A newcomer every 100 ms for ten seconds; each stays a second, then leaves politely.
+        let arrivals = tokio::spawn({
+            let (url, options) = (url.clone(), options.clone());
+            async move {
+                for _ in 0..100 {
+                    let (url, options) = (url.clone(), options.clone());
+                    tokio::spawn(async move {
+                        let attempt = xq_transport::connect(&url, &options);
+                        if let Ok(Ok(conn)) =
+                            tokio::time::timeout(Duration::from_millis(500), attempt).await
+                        {
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                            conn.close().await;
+                        }
+                    });
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let started = tokio::time::Instant::now();
+        server.shutdown().await;
+        let took = started.elapsed();
+        let restarted = Server::builder()
+            .listen(url.as_str())
+            .transport(options.clone())
+            .start()
+            .await
+            .unwrap_or_else(|err| panic!("the port is still taken {took:?} after the stop: {err}"));
+        arrivals.abort();
+        restarted.shutdown().await;
+    });
+}

@@ -131,6 +131,13 @@ impl State {
         }
     }
 
+    /// Takes no more connections: `accept` and `connect` fail, and newcomers' handshakes are
+    /// dropped, so that they do not keep the socket open once the links left have drained.
+    pub(crate) fn stop(&mut self) {
+        self.open = false;
+        self.core.stop_accepting();
+    }
+
     /// Closes links nobody will accept any more and forgets closed links nobody holds.
     fn sweep(&mut self) {
         if !self.open {

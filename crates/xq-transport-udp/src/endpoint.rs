@@ -151,7 +151,7 @@ impl Endpoint {
     pub fn close(&self) {
         {
             let mut state = self.shared.lock();
-            state.open = false;
+            state.stop();
             let ids: Vec<_> = state.core.link_ids().collect();
             for &id in &ids {
                 if let Some(link) = state.core.link_mut(id) {
@@ -169,7 +169,7 @@ impl Endpoint {
 
 impl Drop for Endpoint {
     fn drop(&mut self) {
-        self.shared.lock().open = false;
+        self.shared.lock().stop();
         self.shared.incoming.notify_waiters();
         self.shared.wake_driver.notify_one();
     }

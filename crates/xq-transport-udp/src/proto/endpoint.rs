@@ -64,6 +64,8 @@ pub struct Endpoint {
     timers: BTreeSet<(Instant, LinkId)>,
     incoming: VecDeque<LinkId>,
     replies: VecDeque<Transmit>,
+    /// Cleared by [`Endpoint::stop_accepting`]: `Initial`s are dropped from then on.
+    accepting: bool,
 }
 
 struct Entry {
@@ -94,6 +96,7 @@ impl Endpoint {
             timers: BTreeSet::new(),
             incoming: VecDeque::new(),
             replies: VecDeque::new(),
+            accepting: true,
         }
     }
 
@@ -144,6 +147,13 @@ impl Endpoint {
                 Ok(Some(id))
             }
         }
+    }
+
+    /// Drops every client's `Initial` from now on, without a `Retry` or a link: for an
+    /// endpoint that is closing, whose socket lives until its links have drained, and which
+    /// newcomers would otherwise keep open with links of their own.
+    pub fn stop_accepting(&mut self) {
+        self.accepting = false;
     }
 
     /// Fires the timers of every link that are due at `now`, and returns those links: only
@@ -259,6 +269,9 @@ impl Endpoint {
         token: &[u8],
         len: usize,
     ) -> Result<Option<LinkId>, Dropped> {
+        if !self.accepting {
+            return Err(Dropped::Closed);
+        }
         if !self.cookies.verify(now, from, src_cid, token) {
             // Stateless: the reply is queued, but nothing remembers the client. It is far
             // smaller than the padded `Initial`, so it amplifies nothing.
