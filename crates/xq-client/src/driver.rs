@@ -235,7 +235,16 @@ impl Driver {
         {
             let mut state = self.shared.lock();
             state.link = Link::Closed;
-            state.fail_request(|| ClientError::Closed);
+            // A request waiting when the connection ended for good was cut off, and says so;
+            // the cause itself goes out as the `Disconnected` event.
+            let lost = cause.is_some();
+            state.fail_request(|| {
+                if lost {
+                    ClientError::ConnectionLost
+                } else {
+                    ClientError::Closed
+                }
+            });
         }
         if let Some(cause) = cause {
             tracing::info!(%cause, "disconnected");

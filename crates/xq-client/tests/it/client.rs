@@ -666,3 +666,30 @@ async fn a_resume_the_relay_does_not_answer_times_out() {
         client.err()
     );
 }
+
+/// A resume whose connection fails before the relay answers is `ConnectionLost`, as
+/// documented, whether or not the client would reconnect afterwards.
+#[tokio::test]
+async fn a_resume_cut_off_before_the_answer_is_a_lost_connection() {
+    let relay = Relay::listen("client-resume-cut-off").await;
+    let url = relay.url();
+    let options = ClientOptions {
+        reconnect: ReconnectPolicy {
+            period: Duration::ZERO,
+            ..options().reconnect
+        },
+        ..options()
+    };
+    let (client, ()) = within(async {
+        tokio::join!(Client::resume(&url, TOKEN, options), async {
+            let (peer, _) = relay.welcome().await;
+            drop(peer);
+        })
+    })
+    .await;
+    assert!(
+        matches!(client, Err(ClientError::ConnectionLost)),
+        "{:?}",
+        client.err()
+    );
+}
