@@ -44,6 +44,12 @@ const CLOSE_WAIT: Duration = Duration::from_secs(3);
 /// How long an accept task rests after a failed accept, so a broken listener cannot spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
+/// Waits (a little) until every listener has let go of its socket; says whether they did.
+async fn sockets_released(listeners: &[Arc<dyn Listener>]) -> bool {
+    let released = join_all(listeners.iter().map(|listener| listener.closed()));
+    tokio::time::timeout(CLOSE_WAIT, released).await.is_ok()
+}
+
 /// A connection a listener accepted, for the core.
 struct Accepted {
     conn: Arc<dyn Connection>,
@@ -424,8 +430,10 @@ impl Driver {
             self.let_go(id);
         }
         drop(self.closers_alive);
-        let closed = tokio::time::timeout(CLOSE_WAIT, self.closers_done.recv()).await;
-        if closed.is_err() {
+        let all_closed = tokio::time::timeout(CLOSE_WAIT, self.closers_done.recv())
+            .await
+            .is_ok();
+        if !all_closed {
             tracing::warn!("some connections did not close in time");
         }
         // Only now: closing a listener may close its connections too (UDP's does), which
@@ -435,9 +443,14 @@ impl Driver {
         }
         // A UDP or QUIC socket outlives its listener until the connections closed above are
         // done draining: a relay restarted on the same port right after would not bind it.
-        let released = join_all(self.listeners.iter().map(|listener| listener.closed()));
-        if tokio::time::timeout(CLOSE_WAIT, released).await.is_err() {
-            tracing::warn!("some listening sockets were not released in time");
+        // Peers that did not answer the goodbyes in time are not waited for again.
+        if !all_closed || !sockets_released(&self.listeners).await {
+            for listener in &self.listeners {
+                listener.abort();
+            }
+            if !sockets_released(&self.listeners).await {
+                tracing::warn!("some listening sockets were not released in time");
+            }
         }
         tracing::info!("relay stopped");
         Ok(())

@@ -123,8 +123,9 @@ impl Server {
     /// clocks (and commits that, with storage), sends every client
     /// [`xq_protocol::DisconnectReason::ShuttingDown`], closes every connection after its
     /// last frames (waiting a few seconds at most for slow peers), and then waits, as long at
-    /// most, until the listeners' sockets are closed: a relay started again on the same ports
-    /// binds them. A storage failure is logged; [`run_until`](Self::run_until) returns it.
+    /// most, until the listeners' sockets are closed, ending at once the connections of peers
+    /// that did not answer: a relay started again on the same ports binds them. A storage
+    /// failure is logged; [`run_until`](Self::run_until) returns it.
     pub async fn shutdown(self) {
         // The driver may have stopped already; then there is nobody to tell.
         let _ = self.stop.send(());

@@ -565,3 +565,47 @@ fn a_relay_restarts_on_its_port_while_clients_keep_arriving() {
         restarted.shutdown().await;
     });
 }
+
+/// A client that vanished without a word just before the shutdown (its process died, its
+/// network went) does not keep the relay's port: shutdown gives up on its goodbye after a
+/// few seconds, and the port is free when it returns.
+#[test]
+fn a_relay_restarts_on_its_port_though_a_client_vanished() {
+    within(async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let options = options(&dir);
+        let server = Server::builder()
+            .listen("udp://127.0.0.1:0")
+            .transport(options.clone())
+            .start()
+            .await
+            .expect("server starts");
+        let url = server.local_urls()[0].clone();
+        // The client runs on a runtime of its own, which stops under it: its socket closes
+        // without a close being sent, as when its process dies.
+        tokio::task::spawn_blocking({
+            let (url, options) = (url.clone(), options.clone());
+            move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("runtime");
+                let client = runtime.block_on(Client::hello(&url, &options, None));
+                drop(runtime);
+                drop(client);
+            }
+        })
+        .await
+        .expect("the client ran");
+        let started = tokio::time::Instant::now();
+        server.shutdown().await;
+        let took = started.elapsed();
+        let restarted = Server::builder()
+            .listen(url.as_str())
+            .transport(options.clone())
+            .start()
+            .await
+            .unwrap_or_else(|err| panic!("the port is still taken {took:?} after the stop: {err}"));
+        restarted.shutdown().await;
+    });
+}

@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 use std::pin::pin;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use rand::TryRng;
@@ -56,10 +56,14 @@ impl Endpoint {
             _open: socket_open,
         };
         tokio::spawn(driver::run(Arc::clone(&shared), bound));
+        let closed = Closed {
+            signal: closed,
+            shared: Arc::downgrade(&shared),
+        };
         Ok(Self {
             shared,
             local_addr,
-            closed: Closed(closed),
+            closed,
         })
     }
 
@@ -178,12 +182,38 @@ impl Drop for Endpoint {
 /// Waits until an [`Endpoint`]'s socket is closed, without holding the endpoint: see
 /// [`Endpoint::closed`]. Clones wait for the same socket.
 #[derive(Debug, Clone)]
-pub struct Closed(watch::Receiver<()>);
+pub struct Closed {
+    signal: watch::Receiver<()>,
+    /// Only for [`abort`](Self::abort): the handle does not keep the driver's state alive.
+    shared: Weak<Shared>,
+}
 
 impl Closed {
     /// Returns once the socket is closed (at once if it is already).
     pub async fn wait(mut self) {
         // Nothing is ever sent: the driver's task drops the sender, after the socket.
-        while self.0.changed().await.is_ok() {}
+        while self.signal.changed().await.is_ok() {}
+    }
+
+    /// Ends at once every connection still on the socket, without the close exchange, so
+    /// that the socket closes as soon as the endpoint is closed or dropped: for a caller that
+    /// has waited long enough for peers that do not answer, whose graceful close would last
+    /// until the idle timeout. Their handles then report
+    /// [`ConnectionError::LocallyClosed`](crate::proto::ConnectionError::LocallyClosed).
+    pub fn abort(&self) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        {
+            let mut state = shared.lock();
+            let ids: Vec<_> = state.core.link_ids().collect();
+            for &id in &ids {
+                if let Some(link) = state.core.link_mut(id) {
+                    link.abort();
+                }
+            }
+            state.wake(&ids);
+        }
+        shared.wake_driver.notify_one();
     }
 }

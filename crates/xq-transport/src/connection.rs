@@ -89,6 +89,12 @@ pub trait Listener: Send + Sync {
     /// close lingers for a few round trips). Returns at once for a listener with no socket
     /// (`mem`, whose name is free again as soon as it is closed).
     async fn closed(&self) {}
+
+    /// Ends at once the connections that still hold the listener's socket, without waiting
+    /// for their peers: for after [`close`](Self::close), once the caller has waited long
+    /// enough (a UDP connection closing towards a vanished peer holds the socket until its
+    /// idle timeout). Does nothing for a listener whose connections hold no shared socket.
+    fn abort(&self) {}
 }
 
 /// Connection counters, the same for every transport (zero where one does not apply).

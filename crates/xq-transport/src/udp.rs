@@ -168,6 +168,10 @@ impl Listener for UdpListener {
     async fn closed(&self) {
         self.socket.clone().wait().await;
     }
+
+    fn abort(&self) {
+        self.socket.abort();
+    }
 }
 
 #[cfg(test)]

@@ -337,6 +337,12 @@ impl Link {
         }
     }
 
+    /// Ends the link at once, without the close exchange: for a peer that is not expected to
+    /// answer any more (a graceful close to a vanished peer lasts until the idle timeout).
+    pub fn abort(&mut self) {
+        self.finish(ConnectionError::LocallyClosed);
+    }
+
     /// Processes a datagram known to come from this link's peer address.
     ///
     /// # Errors
