@@ -516,6 +516,31 @@ fn a_relay_restarts_on_its_ports_right_after_a_shutdown() {
     });
 }
 
+/// A relay on a UDP port of its own, and its URL.
+async fn udp_relay(options: &Options) -> (Server, String) {
+    let server = Server::builder()
+        .listen("udp://127.0.0.1:0")
+        .transport(options.clone())
+        .start()
+        .await
+        .expect("server starts");
+    let url = server.local_urls()[0].clone();
+    (server, url)
+}
+
+/// Shuts `server` down and starts another on `url` at once: the port must be free.
+async fn restart(server: Server, url: &str, options: &Options) -> Server {
+    let started = tokio::time::Instant::now();
+    server.shutdown().await;
+    let took = started.elapsed();
+    Server::builder()
+        .listen(url)
+        .transport(options.clone())
+        .start()
+        .await
+        .unwrap_or_else(|err| panic!("the port is still taken {took:?} after the stop: {err}"))
+}
+
 /// A relay's port is free once it has shut down even while clients keep arriving, as they
 /// do at a public relay (and as its own clients do, reconnecting when told it shuts down):
 /// a closed listener must not hold its socket for every newcomer it turns away.
@@ -524,13 +549,7 @@ fn a_relay_restarts_on_its_port_while_clients_keep_arriving() {
     within(async {
         let dir = tempfile::tempdir().expect("temp dir");
         let options = options(&dir);
-        let server = Server::builder()
-            .listen("udp://127.0.0.1:0")
-            .transport(options.clone())
-            .start()
-            .await
-            .expect("server starts");
-        let url = server.local_urls()[0].clone();
+        let (server, url) = udp_relay(&options).await;
         let _first = Client::hello(&url, &options, None).await;
         // A newcomer every 100 ms for ten seconds; each stays a second, then leaves politely.
         let arrivals = tokio::spawn({
@@ -552,15 +571,7 @@ fn a_relay_restarts_on_its_port_while_clients_keep_arriving() {
             }
         });
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let started = tokio::time::Instant::now();
-        server.shutdown().await;
-        let took = started.elapsed();
-        let restarted = Server::builder()
-            .listen(url.as_str())
-            .transport(options.clone())
-            .start()
-            .await
-            .unwrap_or_else(|err| panic!("the port is still taken {took:?} after the stop: {err}"));
+        let restarted = restart(server, &url, &options).await;
         arrivals.abort();
         restarted.shutdown().await;
     });
@@ -574,13 +585,7 @@ fn a_relay_restarts_on_its_port_though_a_client_vanished() {
     within(async {
         let dir = tempfile::tempdir().expect("temp dir");
         let options = options(&dir);
-        let server = Server::builder()
-            .listen("udp://127.0.0.1:0")
-            .transport(options.clone())
-            .start()
-            .await
-            .expect("server starts");
-        let url = server.local_urls()[0].clone();
+        let (server, url) = udp_relay(&options).await;
         // The client runs on a runtime of its own, which stops under it: its socket closes
         // without a close being sent, as when its process dies.
         tokio::task::spawn_blocking({
@@ -597,15 +602,7 @@ fn a_relay_restarts_on_its_port_though_a_client_vanished() {
         })
         .await
         .expect("the client ran");
-        let started = tokio::time::Instant::now();
-        server.shutdown().await;
-        let took = started.elapsed();
-        let restarted = Server::builder()
-            .listen(url.as_str())
-            .transport(options.clone())
-            .start()
-            .await
-            .unwrap_or_else(|err| panic!("the port is still taken {took:?} after the stop: {err}"));
+        let restarted = restart(server, &url, &options).await;
         restarted.shutdown().await;
     });
 }
