@@ -170,13 +170,18 @@ async fn short_game(red_url: &str, black_url: &str, options: &Options) -> (Clien
     (red, black)
 }
 
+/// A URL to listen on with `scheme`: a fresh name in memory, any free port otherwise.
+fn any_port(scheme: &str) -> String {
+    match scheme {
+        "mem" => mem_url(),
+        other => format!("{other}://127.0.0.1:0"),
+    }
+}
+
 async fn game_over(scheme: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
     let options = options(&dir);
-    let url = match scheme {
-        "mem" => mem_url(),
-        other => format!("{other}://127.0.0.1:0"),
-    };
+    let url = any_port(scheme);
     let server = Server::builder()
         .listen(url)
         .transport(options.clone())
@@ -433,10 +438,7 @@ fn connections_over_the_caps_are_turned_away_at_accept() {
 async fn refused_over_the_cap(scheme: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
     let options = options(&dir);
-    let url = match scheme {
-        "mem" => mem_url(),
-        other => format!("{other}://127.0.0.1:0"),
-    };
+    let url = any_port(scheme);
     let server = Server::builder()
         .listen(url)
         .transport(options.clone())

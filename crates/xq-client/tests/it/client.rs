@@ -378,15 +378,7 @@ async fn a_dropped_connection_resumes_with_the_token() {
     let mut referee = Referee::new(MatchConfig::default());
     let (mut client, peer) = seated_at_red(&relay, &referee).await;
 
-    let red = referee
-        .handle(
-            ms(1),
-            Command::Play {
-                by: Color::Red,
-                mv: h2e2(),
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    let red = referee.play(ms(1), Color::Red, h2e2());
     for event in red.clone() {
         peer.send(numbered(event)).await;
     }
@@ -407,15 +399,7 @@ async fn a_dropped_connection_resumes_with_the_token() {
         client.play(h2e2()).await,
         Err(ClientError::NotConnected)
     ));
-    let black = referee
-        .handle(
-            ms(2),
-            Command::Play {
-                by: Color::Black,
-                mv: h9g7(),
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    let black = referee.play(ms(2), Color::Black, h9g7());
 
     let (peer, resume) = relay.welcome().await;
     assert_eq!(resume, Some(TOKEN));
@@ -482,24 +466,8 @@ async fn a_gap_in_the_events_is_repaired_by_resuming() {
     let relay = Relay::listen("client-gap").await;
     let mut referee = Referee::new(MatchConfig::default());
     let (mut client, peer) = seated_at_red(&relay, &referee).await;
-    referee
-        .handle(
-            ms(1),
-            Command::Play {
-                by: Color::Red,
-                mv: h2e2(),
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    let black = referee
-        .handle(
-            ms(2),
-            Command::Play {
-                by: Color::Black,
-                mv: h9g7(),
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    referee.play(ms(1), Color::Red, h2e2());
+    let black = referee.play(ms(2), Color::Black, h9g7());
     // Event 0 never arrives.
     for event in black {
         peer.send(numbered(event)).await;
@@ -619,15 +587,7 @@ async fn close_leaves_the_room_and_ends_the_stream() {
 async fn resuming_presents_the_token_in_the_hello() {
     let relay = Relay::listen("client-resume-hello").await;
     let mut referee = Referee::new(MatchConfig::default());
-    referee
-        .handle(
-            ms(1),
-            Command::Play {
-                by: Color::Red,
-                mv: h2e2(),
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    referee.play(ms(1), Color::Red, h2e2());
     let url = relay.url();
     let (client, _peer) = tokio::join!(Client::resume(&url, TOKEN, options()), async {
         let (peer, resume) = relay.welcome().await;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use xq_protocol::{
     ClientMsg, PROTOCOL_VERSION, ResumeToken, RoomCode, SeatInfo, ServerMsg, Snapshot, codec,
 };
-use xq_rules::{ByColor, Color};
+use xq_rules::{ByColor, Color, Move};
 use xq_session::{Command, CommandError, Event, Match, MatchConfig, Timestamp};
 use xq_transport::{Connection, Listener, Options};
 
@@ -54,6 +54,13 @@ impl Referee {
     ) -> Result<Vec<(u64, Event)>, CommandError> {
         self.game.handle(now, command)?;
         Ok(self.drain())
+    }
+
+    /// Plays `mv` for `by` at `now`, a move the test knows to be legal, and returns the new
+    /// numbered events.
+    pub(crate) fn play(&mut self, now: Timestamp, by: Color, mv: Move) -> Vec<(u64, Event)> {
+        self.handle(now, Command::Play { by, mv })
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Lets time pass to `now` (a flag may fall) and returns the new numbered events.
