@@ -93,7 +93,8 @@ pub trait Listener: Send + Sync {
     /// Ends at once the connections that still hold the listener's socket, without waiting
     /// for their peers: for after [`close`](Self::close), once the caller has waited long
     /// enough (a UDP connection closing towards a vanished peer holds the socket until its
-    /// idle timeout). Does nothing for a listener whose connections hold no shared socket.
+    /// idle timeout). Does nothing where a close never waits on the peer that long: mem,
+    /// and QUIC, whose closed connections drain for a few round trips only.
     fn abort(&self) {}
 }
 
