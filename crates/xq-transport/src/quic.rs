@@ -127,13 +127,17 @@ pub(crate) struct QuicListener {
 }
 
 /// Binds a QUIC listener with the certificate kept in [`Options::quic_identity_dir`] (made on
-/// first start), or one made for it alone, valid for `localhost` and the host it listens on.
+/// first start), or one made for it alone, valid for `localhost`, the host it listens on and
+/// the address its URL gives.
 pub(crate) async fn listen(
     addr: SocketAddr,
     host: String,
     options: &Options,
 ) -> Result<QuicListener, TransportError> {
-    let names = ["localhost", host.as_str()];
+    // On every interface the URL gives the loopback address, which a client that checks the
+    // certificate's names (`?ca=`) connects to and must find there.
+    let reachable = address::reachable(addr).ip().to_string();
+    let names = ["localhost", host.as_str(), reachable.as_str()];
     let identity = match &options.quic_identity_dir {
         Some(dir) => Identity::load_or_generate(dir, &names)?,
         None => Identity::ephemeral(&names)?,

@@ -533,6 +533,34 @@ async fn a_listener_on_every_interface_gives_a_url_clients_can_use() {
     }
 }
 
+/// The certificate a QUIC listener on every interface makes is valid for the loopback address
+/// its URL gives, so a client that trusts the certificate file (`?ca=`) rather than pinning its
+/// fingerprint passes the name check too.
+#[cfg(feature = "quic")]
+#[tokio::test]
+async fn a_wildcard_quic_listener_is_valid_for_its_url() {
+    for (bind, loopback) in [
+        ("quic://0.0.0.0:0", "127.0.0.1"),
+        ("quic://[::]:0", "[::1]"),
+    ] {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let options = options(&dir);
+        let listener = listen(bind, &options)
+            .await
+            .unwrap_or_else(|e| panic!("listen {bind}: {e}"));
+        let url = listener.local_url();
+        let (authority, _) = url
+            .split_once('?')
+            .unwrap_or_else(|| panic!("no query in {url}"));
+        assert!(authority.contains(loopback), "{authority}");
+        let ca = dir.path().join(xq_transport_quic::CERT_FILE);
+        let target = format!("{authority}?ca={}", ca.display());
+        // Fails as soon as either side does: a refused certificate leaves `accept` waiting.
+        tokio::try_join!(connect(&target, &options), listener.accept())
+            .unwrap_or_else(|e| panic!("connect {target}: {e}"));
+    }
+}
+
 /// With the default options a QUIC listener makes a certificate of its own and writes
 /// nothing: a test or a throwaway relay leaves no private key in the current directory.
 #[cfg(feature = "quic")]
