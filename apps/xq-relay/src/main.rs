@@ -208,7 +208,7 @@ async fn serve(args: Args) -> Result<()> {
                 return Err(err).with_context(|| format!("cannot serve metrics on {addr}"));
             }
         };
-        println!("metrics: http://{}/metrics", endpoint.local_addr());
+        println!("metrics: {}", endpoint.url());
         // The endpoint stops by itself once the relay has stopped.
         tokio::spawn(endpoint.serve());
     }

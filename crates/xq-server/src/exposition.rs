@@ -236,6 +236,13 @@ impl MetricsEndpoint {
         self.local
     }
 
+    /// The URL to scrape from this machine: the address bound, or the loopback address when
+    /// bound to every interface.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}/metrics", xq_transport::reachable(self.local))
+    }
+
     /// Serves scrapes until the relay stops, then closes the listener and drops the scrapes
     /// still open: the endpoint never outlives what it reports on.
     ///

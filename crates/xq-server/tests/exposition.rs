@@ -68,6 +68,37 @@ async fn the_endpoint_answers_only_get_metrics_and_stops_with_the_relay() {
     .expect("the test finished in time");
 }
 
+/// An endpoint on every interface gives a URL that a scraper on this machine can use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_on_every_interface_gives_a_loopback_url() {
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let server = Server::builder()
+            .listen("mem://exposition-wildcard")
+            .start()
+            .await
+            .expect("the relay starts");
+        let every = "0.0.0.0:0".parse().expect("an address");
+        let endpoint = MetricsEndpoint::bind(every, server.metrics())
+            .await
+            .expect("binds");
+        let url = endpoint.url();
+        let addr: SocketAddr = url
+            .strip_prefix("http://")
+            .and_then(|rest| rest.strip_suffix("/metrics"))
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected URL {url}"));
+        assert!(addr.ip().is_loopback(), "{url}");
+        let serving = tokio::spawn(endpoint.serve());
+        let scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+        let head = head_of(addr, scrape).await;
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        server.shutdown().await;
+        serving.await.expect("the endpoint stopped cleanly");
+    })
+    .await
+    .expect("the test finished in time");
+}
+
 /// Clients that connect and never speak cannot keep a scraper out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_do_not_lock_a_scraper_out() {

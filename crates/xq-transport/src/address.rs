@@ -50,7 +50,14 @@ pub enum Verify {
 
 /// The address a client on this machine reaches a listener bound to `bound` at: the loopback
 /// address when bound to every interface (`0.0.0.0`, `::`), which no client can connect to.
-pub(crate) fn reachable(bound: SocketAddr) -> SocketAddr {
+/// Other machines need one of the host's own addresses instead.
+///
+/// ```
+/// let bound = "0.0.0.0:7878".parse().unwrap();
+/// assert_eq!(xq_transport::reachable(bound).to_string(), "127.0.0.1:7878");
+/// ```
+#[must_use]
+pub fn reachable(bound: SocketAddr) -> SocketAddr {
     let ip = match bound.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),

@@ -43,7 +43,7 @@ mod quic;
 #[cfg(feature = "udp")]
 mod udp;
 
-pub use address::{Address, Verify};
+pub use address::{Address, Verify, reachable};
 pub use connection::{Connection, ConnectionStats, Listener};
 pub use error::TransportError;
 pub use options::Options;
