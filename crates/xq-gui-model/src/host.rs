@@ -3,7 +3,9 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::SendError;
 
+use tokio::task::JoinHandle;
 use xq_server::{Server, StartError};
 use xq_transport::{Address, Options, Verify};
 
@@ -27,11 +29,11 @@ pub struct HostConfig {
 
 /// A relay served from this process: UDP and QUIC for the opponent, and an in-process
 /// listener through which this screen plays as a client like any other. Dropping it shuts
-/// the relay down.
+/// the relay down in the background; the [`Lobby`](crate::Lobby) instead waits for that
+/// before it hosts again, as the old relay holds its ports until it is done.
 #[derive(Debug)]
 pub struct Host {
-    /// Held only to keep the relay running.
-    _server: Server,
+    server: Server,
     /// The in-process listener's URL.
     own: String,
     /// What the opponent connects to, the wildcard address replaced by this machine's.
@@ -51,9 +53,25 @@ impl Default for HostConfig {
     }
 }
 
+/// A relay being started: its result arrives through `pending`. The task ends once the relay
+/// has been taken from `pending` or, when nobody takes it, once it has shut down again.
+pub(crate) struct Launch {
+    pub(crate) pending: Pending<Result<Host, StartError>>,
+    pub(crate) task: JoinHandle<()>,
+}
+
 impl Host {
     /// Starts a relay as `config` says, in the background.
     pub fn start(network: &Network, config: HostConfig) -> Pending<Result<Self, StartError>> {
+        Self::launch(network, config, None).pending
+    }
+
+    /// Starts a relay as `config` says once `after` (a relay that held the ports) has ended.
+    pub(crate) fn launch(
+        network: &Network,
+        config: HostConfig,
+        after: Option<JoinHandle<()>>,
+    ) -> Launch {
         let n = HOSTED.fetch_add(1, Ordering::Relaxed);
         let every_interface = config.ip.is_unspecified();
         let transport = Options {
@@ -71,19 +89,35 @@ impl Host {
                 "quic://{}",
                 SocketAddr::new(config.ip, config.quic_port)
             ));
-        network.spawn(async move {
-            let server = builder.start().await?;
-            let lan = every_interface.then(lan_ip).flatten();
-            // One URL per listener, in the order given: in-process first.
-            let mut urls = server.local_urls().iter();
-            let own = urls.next().cloned().unwrap_or_default();
-            let public = urls.map(|url| reachable(url, lan)).collect();
-            Ok(Self {
-                _server: server,
-                own,
-                public,
-            })
-        })
+        let (pending, deliver) = Pending::channel();
+        let task = network.run(async move {
+            if let Some(previous) = after {
+                // Its outcome is the old relay's business; what matters is that it is over.
+                let _ = previous.await;
+            }
+            let started = builder.start().await.map(|server| {
+                let lan = every_interface.then(lan_ip).flatten();
+                // One URL per listener, in the order given: in-process first.
+                let mut urls = server.local_urls().iter();
+                let own = urls.next().cloned().unwrap_or_default();
+                let public = urls.map(|url| reachable(url, lan)).collect();
+                Self {
+                    server,
+                    own,
+                    public,
+                }
+            });
+            if let Err(SendError(Ok(host))) = deliver.send(started) {
+                host.server.shutdown().await;
+            }
+        });
+        Launch { pending, task }
+    }
+
+    /// Shuts the relay down in the background (its games end for every player); the task
+    /// ends once its ports are free.
+    pub(crate) fn stop(self, network: &Network) -> JoinHandle<()> {
+        network.run(self.server.shutdown())
     }
 
     /// The URL this screen's own client connects to: in-process, never through the network.

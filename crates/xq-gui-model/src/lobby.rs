@@ -1,8 +1,9 @@
 //! The connect panel's logic: finding a game on a relay, or hosting one.
 
+use tokio::task::JoinHandle;
 use xq_protocol::{RoomCode, RoomOptions};
-use xq_server::StartError;
 
+use crate::host::Launch;
 use crate::{ConnectError, Entry, Host, HostConfig, Network, Pending, RemoteGame, Wake};
 
 /// What the connect panel does, without the panel: it starts connections and a hosted relay
@@ -16,8 +17,11 @@ pub struct Lobby {
     /// Started on first use: a GUI that never goes online runs no network thread.
     network: Option<Network>,
     connecting: Option<Pending<Result<RemoteGame, ConnectError>>>,
-    starting: Option<Pending<Result<Host, StartError>>>,
+    starting: Option<Launch>,
     host: Option<Host>,
+    /// The last hosted relay's shutdown: the next one waits for it, as the old relay holds
+    /// its ports until it is done.
+    stopping: Option<JoinHandle<()>>,
     /// Called when a game has news; kept for the room a hosted relay creates.
     wake: Option<Wake>,
     room: Option<RoomCode>,
@@ -79,25 +83,43 @@ impl Lobby {
     /// Starts a relay in this process as `config` says, then creates a room on it.
     pub fn host(&mut self, config: HostConfig, wake: Wake) {
         self.error = None;
-        self.host = None;
+        self.stop_hosting();
+        let after = self.stopping.take();
         let Some(network) = self.network() else {
             return;
         };
-        self.starting = Some(Host::start(network, config));
+        self.starting = Some(Host::launch(network, config, after));
         self.wake = Some(wake);
         self.status = Some("Starting the relay…".to_owned());
     }
 
-    /// Shuts the hosted relay down (its games end for every player).
+    /// Shuts the hosted relay down (its games end for every player), or the one being
+    /// started once it is up.
     pub fn stop_hosting(&mut self) {
-        self.host = None;
-        self.starting = None;
         self.status = None;
+        let host = match self.starting.take() {
+            // Started but not yet taken in; otherwise the launch's task shuts it down.
+            Some(launch) => match launch.pending.poll() {
+                Some(Ok(host)) => Some(host),
+                _ => {
+                    self.stopping = Some(launch.task);
+                    None
+                }
+            },
+            None => self.host.take(),
+        };
+        if let (Some(host), Some(network)) = (host, self.network.as_ref()) {
+            self.stopping = Some(host.stop(network));
+        }
     }
 
     /// Takes in what the background tasks finished: the new game, once there is one.
     pub fn poll(&mut self) -> Option<RemoteGame> {
-        if let Some(result) = self.starting.as_ref().and_then(Pending::poll) {
+        if let Some(result) = self
+            .starting
+            .as_ref()
+            .and_then(|launch| launch.pending.poll())
+        {
             self.starting = None;
             match result {
                 Ok(host) => {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 use xq_client::{Client, ClientError, ClientOptions};
 use xq_protocol::{RoomCode, RoomOptions};
 use xq_transport::{Address, TransportError};
@@ -108,16 +109,30 @@ impl Network {
         &self,
         task: impl Future<Output = T> + Send + 'static,
     ) -> Pending<T> {
-        let (sender, receiver) = std_mpsc::channel();
+        let (pending, deliver) = Pending::channel();
         self.handle.spawn(async move {
             // The receiver is gone when the GUI gave up waiting; the result is dropped then.
-            let _ = sender.send(task.await);
+            let _ = deliver.send(task.await);
         });
-        Pending { receiver }
+        pending
+    }
+
+    /// Runs `task` on the runtime, for a caller that awaits it there.
+    pub(crate) fn run<T: Send + 'static>(
+        &self,
+        task: impl Future<Output = T> + Send + 'static,
+    ) -> JoinHandle<T> {
+        self.handle.spawn(task)
     }
 }
 
 impl<T> Pending<T> {
+    /// A result to come, and the sender that delivers it.
+    pub(crate) fn channel() -> (Self, std_mpsc::Sender<T>) {
+        let (sender, receiver) = std_mpsc::channel();
+        (Self { receiver }, sender)
+    }
+
     /// The result, once it has arrived (only once).
     pub fn poll(&self) -> Option<T> {
         self.receiver.try_recv().ok()

@@ -343,27 +343,74 @@ fn the_lobby_reports_bad_urls_codes_and_unreachable_relays() {
     }
 }
 
-#[test]
-fn hosting_creates_a_room_to_share() {
-    let mut lobby = Lobby::new();
-    let identity = tempfile::tempdir().expect("a temporary directory");
-    let config = HostConfig {
-        ip: Ipv4Addr::LOCALHOST.into(),
-        udp_port: 0,
-        quic_port: 0,
-        identity_dir: identity.path().to_path_buf(),
-    };
+/// Hosts through `lobby` as `config` says, and returns the room it creates.
+fn host_through(lobby: &mut Lobby, config: HostConfig) -> RemoteGame {
     lobby.host(config, no_wake());
     let start = Instant::now();
-    let game = loop {
+    loop {
         if let Some(game) = lobby.poll() {
-            break game;
+            return game;
         }
         assert!(lobby.error().is_none(), "{:?}", lobby.error());
         assert!(start.elapsed() < PATIENCE, "no room in time");
         sleep(Duration::from_millis(2));
-    };
+    }
+}
+
+/// Settings for a relay on the loopback, on any free ports.
+fn loopback(identity: &tempfile::TempDir) -> HostConfig {
+    HostConfig {
+        ip: Ipv4Addr::LOCALHOST.into(),
+        udp_port: 0,
+        quic_port: 0,
+        identity_dir: identity.path().to_path_buf(),
+    }
+}
+
+#[test]
+fn hosting_creates_a_room_to_share() {
+    let mut lobby = Lobby::new();
+    let identity = tempfile::tempdir().expect("a temporary directory");
+    let game = host_through(&mut lobby, loopback(&identity));
     assert_eq!(lobby.room(), Some(game.code()));
     assert!(game.presence().is_some());
     assert_eq!(lobby.hosted().map(|host| host.urls().len()), Some(2));
+}
+
+/// Hosting again, at once, after stopping, or after stopping a relay still starting, binds the
+/// same ports: the lobby waits until the relay it hosted before has let them go.
+#[test]
+fn hosting_again_reuses_the_ports() {
+    let mut lobby = Lobby::new();
+    let identity = tempfile::tempdir().expect("a temporary directory");
+    let _first = host_through(&mut lobby, loopback(&identity));
+    let port = |url: &String| {
+        url.parse::<xq_transport::Address>()
+            .map(|address| match address {
+                xq_transport::Address::Udp { port, .. }
+                | xq_transport::Address::Quic { port, .. } => port,
+                other => panic!("not a network address: {other:?}"),
+            })
+            .expect("a URL")
+    };
+    let urls = lobby.hosted().expect("hosting").urls().to_vec();
+    let [udp, quic] = urls.as_slice() else {
+        panic!("a UDP and a QUIC address: {urls:?}");
+    };
+    let same_ports = HostConfig {
+        udp_port: port(udp),
+        quic_port: port(quic),
+        ..loopback(&identity)
+    };
+    let _second = host_through(&mut lobby, same_ports.clone());
+    assert_eq!(lobby.hosted().expect("hosting").urls(), urls);
+    lobby.stop_hosting();
+    let _third = host_through(&mut lobby, same_ports.clone());
+    assert_eq!(lobby.hosted().expect("hosting").urls(), urls);
+    // Stopped while it starts: the relay shuts down as soon as it is up.
+    lobby.host(same_ports.clone(), no_wake());
+    lobby.stop_hosting();
+    assert!(!lobby.is_busy());
+    let _fourth = host_through(&mut lobby, same_ports);
+    assert_eq!(lobby.hosted().expect("hosting").urls(), urls);
 }
