@@ -160,6 +160,16 @@ impl Harness {
         ));
     }
 
+    /// Checks that `conn` was sent one disconnect, for `reason`, and was closed for it, and
+    /// that nobody else has been closed.
+    fn assert_cut_off(&mut self, conn: ConnId, reason: DisconnectReason) {
+        match &self.take(conn)[..] {
+            [ServerMsg::Disconnect { reason: sent, .. }] => assert_eq!(*sent, reason),
+            other => panic!("expected one disconnect, got {other:?}"),
+        }
+        assert_eq!(self.closed, [(conn, reason)]);
+    }
+
     fn assert_silent(&mut self, conns: &[ConnId]) {
         for &conn in conns {
             assert_eq!(self.take(conn), [], "{conn} should have been sent nothing");
@@ -305,14 +315,7 @@ fn another_protocol_version_is_disconnected_clearly() {
             resume: None,
         },
     );
-    assert!(matches!(
-        h.take(conn)[..],
-        [ServerMsg::Disconnect {
-            reason: DisconnectReason::VersionMismatch,
-            ..
-        }]
-    ));
-    assert_eq!(h.closed, [(conn, DisconnectReason::VersionMismatch)]);
+    h.assert_cut_off(conn, DisconnectReason::VersionMismatch);
     assert_eq!(h.relay.connection_count(), 0);
 
     // A frame written by another version does not even decode: the same clear answer.
@@ -615,14 +618,7 @@ fn malformed_frames_get_errors_then_a_disconnect() {
     }
     // The third one in a row is too many: the sender is cut off, its seat held for it.
     h.send_bytes(black.conn, &[PROTOCOL_VERSION, 0x05]);
-    assert!(matches!(
-        h.take(black.conn)[..],
-        [ServerMsg::Disconnect {
-            reason: DisconnectReason::Malformed,
-            ..
-        }]
-    ));
-    assert_eq!(h.closed, [(black.conn, DisconnectReason::Malformed)]);
+    h.assert_cut_off(black.conn, DisconnectReason::Malformed);
     assert_eq!(
         h.take(red.conn),
         [ServerMsg::Presence {
@@ -1133,14 +1129,7 @@ fn a_flooding_connection_is_rate_limited_and_the_others_play_on() {
     plays_on(&mut h, red, black, "h2e2");
     // One frame more within the same instant is over the limit.
     h.send(flooder.conn, ClientMsg::Ping { nonce: 0 });
-    assert!(matches!(
-        h.take(flooder.conn)[..],
-        [ServerMsg::Disconnect {
-            reason: DisconnectReason::RateLimited,
-            ..
-        }]
-    ));
-    assert_eq!(h.closed, [(flooder.conn, DisconnectReason::RateLimited)]);
+    h.assert_cut_off(flooder.conn, DisconnectReason::RateLimited);
     assert!(matches!(
         h.take(victim.conn)[..],
         [ServerMsg::Presence { .. }]
@@ -1225,14 +1214,7 @@ fn an_oversized_frame_disconnects_its_sender_before_decoding() {
         resume: None,
     };
     h.send(big.conn, hello);
-    assert!(matches!(
-        h.take(big.conn)[..],
-        [ServerMsg::Disconnect {
-            reason: DisconnectReason::Malformed,
-            ..
-        }]
-    ));
-    assert_eq!(h.closed, [(big.conn, DisconnectReason::Malformed)]);
+    h.assert_cut_off(big.conn, DisconnectReason::Malformed);
     assert!(matches!(
         h.take(other.conn)[..],
         [ServerMsg::Presence { .. }]
