@@ -59,7 +59,8 @@ impl Client {
     /// token it saved from [`resume_token`](Self::resume_token).
     ///
     /// The relay holds a seat for its grace period (60 s by default) after its player's
-    /// connection ends; a player who stays away longer loses the game by abandonment. Once
+    /// connection ends; a player who stays away longer loses the game by abandonment. A room
+    /// nobody has joined yet is not held: it closes when its creator's connection ends. Once
     /// this returns, the client is back in the room at the same colour, with
     /// [`room`](Self::room) and [`mirror`](Self::mirror) set as after a [`join`](Self::join),
     /// and the opponent is told that the seat is connected again. A connection still in the
@@ -81,8 +82,10 @@ impl Client {
     /// let client = Client::connect(url, ClientOptions::default()).await?;
     /// let options = RoomOptions { seat: SeatChoice::Red, ..RoomOptions::default() };
     /// let room = client.create(options).await?;
+    /// let opponent = Client::connect(url, ClientOptions::default()).await?;
+    /// opponent.join(room.code).await?;
     /// let token = client.resume_token().ok_or("a player has a token")?;
-    /// drop(client); // the program stops; the relay holds the seat
+    /// drop(client); // the program stops; the relay holds the seat of the running match
     ///
     /// let client = Client::resume(url, token, ClientOptions::default()).await?;
     /// assert_eq!(client.room(), Some(room));

@@ -45,7 +45,9 @@ pub enum ClientMsg {
         /// Echoed back.
         nonce: u64,
     },
-    /// Leaves the room; the seat is kept until the reconnect grace period ends.
+    /// Leaves the room; the seat is kept until the reconnect grace period ends. A room whose
+    /// second seat nobody has taken yet closes instead, as it does when its creator's
+    /// connection drops.
     Leave,
 }
 

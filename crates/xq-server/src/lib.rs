@@ -25,7 +25,8 @@
 //! the **commit-before-send** rule: every change is committed before any output that follows
 //! it is carried out, so no client ever sees an event that a restarted relay would not have.
 //! The one thing not stored is a room still waiting for its second player: a restart loses
-//! it, and its creator's resume token is refused.
+//! it, and its creator's resume token is refused. Such a room also closes when its creator
+//! leaves or drops.
 //!
 //! Commits are **grouped**: the storage runs on a thread of its own and commits one batch at
 //! a time, while the core goes on handling input; the changes made meanwhile form the next

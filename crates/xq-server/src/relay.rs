@@ -585,6 +585,14 @@ impl Relay {
                 if room.seats[seat].conn() != Some(conn) {
                     return;
                 }
+                if room.game.is_none() {
+                    // Nobody else has sat down: the room goes with its creator, rather than
+                    // wait for a creator who may not come back and start a match without them.
+                    room.seats[seat] = SeatState::Gone;
+                    tracing::info!(room = %code, %conn, "creator left a waiting room");
+                    self.close_room(now, code);
+                    return;
+                }
                 room.seats[seat] = SeatState::Away(now);
                 let gone = ServerMsg::Presence {
                     seat: room.color_of(seat),

@@ -650,6 +650,38 @@ fn nothing_can_be_played_before_the_opponent_arrives() {
     assert_eq!(h.error(creator.conn), ErrorCode::GameNotOver);
 }
 
+/// A room nobody has joined yet closes when its creator leaves or drops: nobody can join it
+/// to win against an empty seat, its token is void, and the creator's room count is freed.
+#[test]
+fn a_waiting_room_goes_with_its_creator() {
+    let mut h = Harness::with_config(Config {
+        max_rooms_per_connection: 1,
+        ..Config::default()
+    });
+    let left = h.create(RoomOptions::default());
+    let watcher = h.spectator(left.code);
+    h.send(left.conn, ClientMsg::Leave);
+    assert_eq!(h.take(left.conn), []);
+    h.assert_cut_off(watcher, DisconnectReason::NotFound);
+    assert_eq!(h.relay.room_count(), 0);
+    h.assert_resume_refused(left.token);
+    let joiner = h.client();
+    h.send(joiner, ClientMsg::JoinRoom { code: left.code });
+    assert_eq!(h.error(joiner), ErrorCode::RoomNotFound);
+    // The creator, still connected, may open another room: the first no longer counts.
+    h.send(left.conn, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert!(matches!(
+        h.take(left.conn)[..],
+        [ServerMsg::Joined { .. }, ..]
+    ));
+
+    let dropped = h.create(RoomOptions::default());
+    h.disconnect(dropped.conn);
+    assert_eq!(h.relay.room_count(), 1);
+    h.send(joiner, ClientMsg::JoinRoom { code: dropped.code });
+    assert_eq!(h.error(joiner), ErrorCode::RoomNotFound);
+}
+
 #[test]
 fn a_resumed_player_misses_nothing_and_sees_nothing_twice() {
     let mut h = Harness::new();
@@ -1153,8 +1185,15 @@ fn a_connection_may_not_open_rooms_without_end() {
     let (red, black) = h.pair(RoomOptions::default());
     let hoarder = h.client();
     for _ in 0..2 {
+        // A room nobody joined goes when its creator leaves; a joined one waits for it.
         h.send(hoarder, ClientMsg::CreateRoom(RoomOptions::default()));
-        h.take(hoarder);
+        let code = match &h.take(hoarder)[..] {
+            [ServerMsg::Joined { code, .. }, ..] => *code,
+            other => panic!("expected a room, got {other:?}"),
+        };
+        let accomplice = h.client();
+        h.send(accomplice, ClientMsg::JoinRoom { code });
+        h.disconnect(accomplice);
         h.send(hoarder, ClientMsg::Leave);
         h.take(hoarder);
     }
