@@ -55,6 +55,7 @@ pub enum DisconnectReason {
     ShuttingDown,
     /// The client sent frames that do not decode.
     Malformed,
-    /// The client sent nothing for too long.
+    /// The client stayed in no room (neither playing, watching nor waiting for a quick
+    /// match) for too long.
     Idle,
 }

@@ -40,6 +40,13 @@ pub struct Config {
     /// How long a created room waits for its second player before it is closed (its creator
     /// is then disconnected with [`xq_protocol::DisconnectReason::NotFound`]).
     pub waiting_room: Duration,
+    /// How long a connection may stay in no room (from its connecting, or from its leaving a
+    /// room) before it is disconnected with [`xq_protocol::DisconnectReason::Idle`]. The
+    /// transports' keep-alives would otherwise hold a silent connection open for ever, and
+    /// with it a place under the driver's connection caps: enough of them would lock
+    /// everyone else out. Waiting in the quick-match queue, holding a seat and watching a
+    /// room are not idle.
+    pub lobby_timeout: Duration,
     /// The relay's name and version, sent in every welcome (for clients' logs).
     pub server_name: String,
 }
@@ -54,6 +61,7 @@ impl Default for Config {
             max_rooms_per_connection: 8,
             idle_room: Duration::from_secs(10 * 60),
             waiting_room: Duration::from_secs(30 * 60),
+            lobby_timeout: Duration::from_secs(60),
             server_name: format!("xq-server {}", env!("CARGO_PKG_VERSION")),
         }
     }

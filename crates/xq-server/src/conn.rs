@@ -32,6 +32,9 @@ pub(crate) struct Conn {
     pub(crate) malformed: u32,
     /// Where the client is.
     pub(crate) place: Place,
+    /// When it last came to the lobby (connected, or left a room), against
+    /// [`crate::Config::lobby_timeout`].
+    pub(crate) lobby_since: Timestamp,
     /// Its frames' budget, against [`crate::Config::rate_limit`].
     pub(crate) bucket: TokenBucket,
     /// The open rooms it made open, against [`crate::Config::max_rooms_per_connection`].
@@ -68,6 +71,7 @@ impl Conn {
             greeted: false,
             malformed: 0,
             place: Place::Lobby,
+            lobby_since: since,
             bucket: TokenBucket::full(since, rate_limit),
             rooms_open: 0,
             transport,

@@ -1,6 +1,6 @@
 //! The relay's sans-IO core: connections in, frames out.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
@@ -75,6 +75,9 @@ pub struct Relay {
     tokens: HashMap<ResumeToken, (RoomCode, Seat)>,
     quick: QuickQueue,
     deadlines: Deadlines,
+    /// When each connection that came to the lobby may be idle there until, in that order. A
+    /// connection that has left the lobby, or come back to it since, is skipped when due.
+    lobby: VecDeque<(Timestamp, ConnId)>,
     outbox: Outbox,
     shutting_down: bool,
     metrics: RelayMetrics,
@@ -93,6 +96,7 @@ impl Relay {
             tokens: HashMap::new(),
             quick: QuickQueue::default(),
             deadlines: Deadlines::default(),
+            lobby: VecDeque::new(),
             outbox: Outbox::default(),
             shutting_down: false,
             metrics: RelayMetrics::default(),
@@ -159,6 +163,8 @@ impl Relay {
         self.metrics.connected(&transport);
         let state = Conn::new(now, transport, self.config.rate_limit);
         self.conns.insert(conn, state);
+        self.lobby
+            .push_back((now + self.config.lobby_timeout, conn));
     }
 
     /// Turns connection `conn` away before it is served, telling it `message`: the driver's
@@ -225,6 +231,18 @@ impl Relay {
     /// Time has passed: flags fall, grace periods end (abandoning games still on), deserted
     /// rooms close. Harmless to call early or often.
     pub fn handle_timeout(&mut self, now: Timestamp) {
+        while let Some(&(due, conn)) = self.lobby.front()
+            && due <= now
+        {
+            self.lobby.pop_front();
+            let idle = self.conns.get(&conn).is_some_and(|state| {
+                state.place == Place::Lobby && state.lobby_since + self.config.lobby_timeout <= now
+            });
+            if idle {
+                let message = "in no room for too long";
+                self.close(now, conn, DisconnectReason::Idle, message);
+            }
+        }
         while let Some(code) = self.deadlines.pop_due(now) {
             let Some(room) = self.rooms.get_mut(&code) else {
                 continue;
@@ -276,6 +294,7 @@ impl Relay {
                 .disconnect(conn, DisconnectReason::ShuttingDown, SHUTTING_DOWN);
         }
         self.quick = QuickQueue::default();
+        self.lobby.clear();
     }
 
     /// The next thing for the driver to do, in order.
@@ -287,7 +306,8 @@ impl Relay {
     /// for time to pass.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        self.deadlines.next()
+        let idle = self.lobby.front().map(|&(due, _)| due);
+        self.deadlines.next().into_iter().chain(idle).min()
     }
 
     /// The match running in room `code` (the last one, once it is over), for inspection.
@@ -527,6 +547,11 @@ impl Relay {
         }
         self.detach(now, conn, place);
         self.set_place(conn, Place::Lobby);
+        if let Some(state) = self.conns.get_mut(&conn) {
+            state.lobby_since = now;
+            self.lobby
+                .push_back((now + self.config.lobby_timeout, conn));
+        }
         Ok(())
     }
 

@@ -662,6 +662,9 @@ fn a_waiting_room_goes_with_its_creator() {
     let watcher = h.spectator(left.code);
     h.send(left.conn, ClientMsg::Leave);
     assert_eq!(h.take(left.conn), []);
+    assert!(h.last.iter().any(
+        |out| matches!(out, Output::Persist(Persist::RoomClosed { code }) if *code == left.code)
+    ));
     h.assert_cut_off(watcher, DisconnectReason::NotFound);
     assert_eq!(h.relay.room_count(), 0);
     h.assert_resume_refused(left.token);
@@ -905,22 +908,6 @@ fn an_abandonment_seen_late_is_not_overtaken_by_the_flag() {
             reason: WinReason::Abandonment
         })]
     );
-}
-
-#[test]
-fn a_room_left_before_anyone_joined_closes_after_the_grace_period() {
-    let mut h = Harness::new();
-    let creator = h.create(RoomOptions::default());
-    h.send(creator.conn, ClientMsg::Leave);
-    assert_eq!(h.take(creator.conn), []);
-    h.advance(GRACE.as_millis() as u64);
-    assert_eq!(h.relay.room_count(), 0);
-    assert!(h.last.iter().any(
-        |out| matches!(out, Output::Persist(Persist::RoomClosed { code }) if *code == creator.code)
-    ));
-    let joiner = h.client();
-    h.send(joiner, ClientMsg::JoinRoom { code: creator.code });
-    assert_eq!(h.error(joiner), ErrorCode::RoomNotFound);
 }
 
 #[test]
@@ -1179,6 +1166,8 @@ fn a_flooding_connection_is_rate_limited_and_the_others_play_on() {
 fn a_connection_may_not_open_rooms_without_end() {
     let mut h = Harness::with_config(Config {
         grace: GRACE,
+        // Waiting through the grace period in the lobby is not idling here.
+        lobby_timeout: 2 * GRACE,
         max_rooms_per_connection: 2,
         ..Config::default()
     });
@@ -1215,6 +1204,8 @@ fn a_connection_may_not_open_rooms_without_end() {
 fn quick_matching_and_leaving_in_a_loop_is_capped_too() {
     let mut h = Harness::with_config(Config {
         grace: GRACE,
+        // Waiting through the grace period in the lobby is not idling here.
+        lobby_timeout: 2 * GRACE,
         max_rooms_per_connection: 2,
         ..Config::default()
     });
@@ -1260,6 +1251,60 @@ fn an_oversized_frame_disconnects_its_sender_before_decoding() {
     ));
     assert_eq!(h.relay.metrics().oversized_frames, 1);
     plays_on(&mut h, red, black, "h2e2");
+}
+
+/// A connection in no room is closed once the lobby timeout passes, counted from its connecting
+/// or from its leaving a room; playing, watching and waiting for a quick match are not idle.
+#[test]
+fn connections_in_no_room_are_closed_when_idle() {
+    let minute = Duration::from_secs(60);
+    let mut h = Harness::with_config(Config {
+        grace: 60 * minute,
+        lobby_timeout: minute,
+        ..Config::default()
+    });
+    let silent = h.raw();
+    let greeted = h.client();
+    let (red, black) = h.pair(RoomOptions::default());
+    let watcher = h.spectator(red.code);
+    let queued = h.client();
+    h.send(queued, ClientMsg::QuickMatch(RoomOptions::default()));
+    h.take(queued);
+    let (leaver, _) = h.pair(RoomOptions::default());
+    h.advance(30_000);
+    h.send(leaver.conn, ClientMsg::Leave);
+    h.take(leaver.conn);
+    h.advance(30_000);
+    let mut closed = std::mem::take(&mut h.closed);
+    closed.sort_by_key(|&(conn, _)| conn);
+    assert_eq!(
+        closed,
+        [
+            (silent, DisconnectReason::Idle),
+            (greeted, DisconnectReason::Idle)
+        ]
+    );
+    for conn in [silent, greeted] {
+        assert!(matches!(
+            h.take(conn)[..],
+            [ServerMsg::Disconnect {
+                reason: DisconnectReason::Idle,
+                ..
+            }]
+        ));
+    }
+    // The one who left a room has its own minute, from leaving.
+    h.advance(29_000);
+    assert_eq!(h.closed, []);
+    h.advance(1_000);
+    assert_eq!(h.closed, [(leaver.conn, DisconnectReason::Idle)]);
+    // Everyone else is still served.
+    h.advance(10 * 60_000);
+    assert_eq!(h.closed.len(), 1);
+    plays_on(&mut h, red, black, "h2e2");
+    assert!(!h.take(watcher).is_empty());
+    h.send(queued, ClientMsg::Ping { nonce: 7 });
+    assert_eq!(h.take(queued), [ServerMsg::Pong { nonce: 7 }]);
 }
 
 #[test]
