@@ -15,7 +15,7 @@
 //!
 //! A `FEN` tag gives the start position when it is not the standard one; `Termination` says
 //! why the game ended, in the words of [`crate::WinReason`] and [`crate::DrawReason`]. Moves
-//! are written in ICCS by default, or in WXF ([`MoveFormat`]).
+//! are written in ICCS by default, or in WXF or Chinese notation ([`MoveFormat`]).
 //!
 //! The reader accepts one game, after a UTF-8 byte-order mark if there is one. Each move may
 //! be ICCS (`h2e2`, `H2-E2`), WXF (`C2=5`, `R1.2`) or Chinese (`炮二平五`), recognised token by
@@ -63,6 +63,9 @@ pub enum MoveFormat {
     Iccs,
     /// WXF notation (`C2=5`), as Fairy-Stockfish writes it.
     Wxf,
+    /// Chinese notation (`炮二平五`), as Chinese game records and Xiangqi databases write it:
+    /// the form most players read.
+    Chinese,
 }
 
 /// Why a move token that is readable notation names no legal move.
@@ -200,6 +203,9 @@ pub enum PgnError {
 /// (`Game`, `Event`, `Site`, `Date`, `Red`, `Black`, `Result`, `FEN`), and a `Termination`
 /// when the record has its own reason or the tag contradicts the result.
 ///
+/// Movetext lines are at most 79 bytes long. That is 79 columns in ICCS and WXF, and fewer in
+/// Chinese, whose characters take three bytes and two columns each.
+///
 /// # Examples
 ///
 /// ```
@@ -275,6 +281,7 @@ pub fn write(record: &Record, format: MoveFormat) -> String {
         words.push(match format {
             MoveFormat::Iccs => mv.to_string(),
             MoveFormat::Wxf => Wxf::from_move(&pos, mv).to_string(),
+            MoveFormat::Chinese => Chinese::from_move(&pos, mv).to_string(),
         });
         pos.play_unchecked(mv);
     }

@@ -219,9 +219,11 @@ proptest! {
         prop_assert_eq!(read.outcome(), game.status().result().map(|r| r.outcome()));
         prop_assert_eq!(read.result(), game.status().result());
         prop_assert_eq!(&read, &record);
-        let wxf = pgn::write(&record, MoveFormat::Wxf);
-        let read_wxf = pgn::parse(&wxf).map_err(|e| TestCaseError::fail(format!("{e}\n{wxf}")))?;
-        prop_assert_eq!(&read_wxf, &record);
+        for format in [MoveFormat::Wxf, MoveFormat::Chinese] {
+            let written = pgn::write(&record, format);
+            let again = pgn::parse(&written).map_err(|e| TestCaseError::fail(format!("{e}\n{written}")))?;
+            prop_assert_eq!(&again, &record);
+        }
 
         // A replay walks the same positions forward and back.
         let mut replay = Replay::new(read);

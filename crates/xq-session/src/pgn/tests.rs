@@ -263,7 +263,7 @@ fn a_tab_in_a_tag_value_reads_as_a_space() {
     // The value is a backslash (escaped) and a tab.
     let record = parsed("[Site \"Hall\\\\\tB\"]\n*");
     assert_eq!(record.tags.site.as_deref(), Some("Hall\\ B"));
-    for format in [MoveFormat::Iccs, MoveFormat::Wxf] {
+    for format in [MoveFormat::Iccs, MoveFormat::Wxf, MoveFormat::Chinese] {
         assert_eq!(parsed(&write(&record, format)), record);
     }
 }
@@ -320,6 +320,33 @@ fn wxf_export_reads_back() {
         "{text}"
     );
     assert_eq!(parsed(&text), record);
+}
+
+/// The moves of a written record, one space apart whatever the line breaks.
+fn movetext(text: &str) -> String {
+    let body = text.lines().skip_while(|line| !line.is_empty());
+    body.flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn chinese_export_reads_back() {
+    let record = parsed("1. h2e2 h9g7 2. h0g2 i9h9 3. g3g4 c6c5 1-0");
+    let text = write(&record, MoveFormat::Chinese);
+    assert_eq!(
+        movetext(&text),
+        "1. 炮二平五 马８进７ 2. 马二进三 车９平８ 3. 兵三进一 卒３进１ 1-0"
+    );
+    // Lines are wrapped at 79 bytes, so no more than 79 columns even at two a character.
+    assert!(text.lines().all(|line| line.len() <= 79), "{text}");
+    assert_eq!(parsed(&text), record);
+
+    // Two cannons on one file are told apart by their place on it, which the position gives.
+    let tandem = parsed("[FEN \"3k5/9/9/9/9/1C7/9/1C7/9/4K4 w - - 0 1\"]\n1. b4e4 d9d8 2. b2b9 *");
+    let text = write(&tandem, MoveFormat::Chinese);
+    assert_eq!(movetext(&text), "1. 前炮平五 将４进１ 2. 炮八进七 *");
+    assert_eq!(parsed(&text), tandem);
 }
 
 #[test]
