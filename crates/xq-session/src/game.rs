@@ -10,7 +10,7 @@ use crate::history::History;
 use crate::journal::{Entry, Input, Journal, RebuildError};
 use crate::{
     Command, CommandError, DrawReason, Event, GameResult, MatchConfig, MoveText, Played, Record,
-    Seat, Status, Timestamp, UndoRequest, WinReason, repetition,
+    Seat, Status, Timestamp, UndoRequest, WinReason, adjudication,
 };
 
 /// A Xiangqi match between two seats, from the first move to the result: the single referee
@@ -388,27 +388,10 @@ impl Match {
         Ok(())
     }
 
-    /// The result the current position forces, if any: mate or stalemate first, then
-    /// repetition, then the move limit. Judged after every move and on the start position.
+    /// The result the current position forces under this match's move limit, if any. Judged
+    /// after every move and on the start position.
     fn adjudicate(&self) -> Option<GameResult> {
-        let pos = self.position();
-        if !pos.has_legal_move() {
-            let reason = if pos.is_check() {
-                WinReason::Checkmate
-            } else {
-                WinReason::Stalemate
-            };
-            return Some(GameResult::Win {
-                winner: !pos.turn(),
-                reason,
-            });
-        }
-        repetition::adjudicate(&self.history).or_else(|| {
-            let limit = self.journal.config.move_limit?;
-            (pos.halfmoves() >= limit.get()).then_some(GameResult::Draw {
-                reason: DrawReason::MoveLimit,
-            })
-        })
+        adjudication::adjudicate(&self.history, self.journal.config.move_limit)
     }
 
     fn request_undo(&mut self, by: Color) -> Result<(), CommandError> {

@@ -73,6 +73,7 @@
 
 #![warn(missing_docs)]
 
+mod adjudication;
 mod clock;
 mod command;
 mod config;

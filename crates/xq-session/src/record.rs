@@ -78,6 +78,15 @@ impl Record {
         }
     }
 
+    /// The game replayed from the start: every position, and what each move did.
+    pub(crate) fn history(&self) -> History {
+        let mut history = History::new(self.start.clone());
+        for &mv in &self.moves {
+            history.push(mv);
+        }
+        history
+    }
+
     /// The position the game started from.
     #[must_use]
     pub const fn start(&self) -> &Position {

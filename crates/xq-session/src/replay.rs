@@ -37,12 +37,14 @@ impl Replay {
     /// A replay of `record`, at its start position.
     #[must_use]
     pub fn new(record: Record) -> Self {
-        let mut history = History::new(record.start().clone());
-        let mut texts = Vec::with_capacity(record.moves().len());
-        for &mv in record.moves() {
-            texts.push(MoveText::new(history.current(), mv));
-            history.push(mv);
-        }
+        let history = record.history();
+        // Each move is written in the position before it.
+        let texts = record
+            .moves()
+            .iter()
+            .zip(history.positions())
+            .map(|(&mv, pos)| MoveText::new(pos, mv))
+            .collect();
         Self {
             record,
             history,
