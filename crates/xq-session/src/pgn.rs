@@ -26,6 +26,14 @@
 //! file is not taken for a complete game. Every error names the line, and move errors name the
 //! move; nothing is returned from a record with an error in it.
 //!
+//! The result must agree with the final position where the board decides it. A side to move
+//! that is mated or stalemated has lost, so a finished game that ends there with another
+//! result or another reason (a resignation) is refused. A checkmate, stalemate, repetition or
+//! perpetual check given as the reason must be what the final position shows, judged by
+//! [`crate::Match`]'s rules over the moves of the record. A move-limit draw is taken as
+//! written, since the limit is a match setting that the record does not carry, and so are the
+//! reasons the board has no say in (time, resignation, agreement, abandonment).
+//!
 //! # What a round trip keeps
 //!
 //! [`parse`] reads back whatever [`write()`] writes, and a record it read comes back unchanged
@@ -51,6 +59,7 @@ use xq_rules::iccs::Iccs;
 use xq_rules::wxf::{Wxf, WxfError};
 use xq_rules::{Color, IllegalMove, Move, Outcome, Position, PositionError};
 
+use crate::adjudication::adjudicate;
 use crate::history::History;
 use crate::record::Ending;
 use crate::{DrawReason, GameResult, Record, Tags, WinReason};
@@ -193,6 +202,31 @@ pub enum PgnError {
         /// The result token.
         token: String,
     },
+    /// The `Termination` tag names a reason that the board settles, and the final position
+    /// does not bear it out: a checkmate or stalemate where the side to move can move, a
+    /// repetition that did not happen, a perpetual check that the loser did not give.
+    #[error("line {line}: termination \"{claimed}\" does not hold in the final position")]
+    UnfoundedTermination {
+        /// The line of the result token.
+        line: usize,
+        /// The result the record claims.
+        claimed: GameResult,
+    },
+    /// The final position ended the game, the side to move being mated or stalemated, and
+    /// the record ends it otherwise: with a draw, a win for the mated side, or another reason
+    /// (a resignation).
+    #[error("line {line}: the final position is {reason}, a win for {winner}, not {claimed}")]
+    PositionDecided {
+        /// The line of the result token.
+        line: usize,
+        /// The side the final position gives the game to.
+        winner: Color,
+        /// How: checkmate or stalemate.
+        reason: WinReason,
+        /// What the record says: the result token, and its reason if it gives one
+        /// ("1-0 resignation").
+        claimed: String,
+    },
 }
 
 /// Writes `record` as PGN, moves spelled in `format`.
@@ -201,7 +235,8 @@ pub enum PgnError {
 /// in tag values (line breaks, tabs) are written as spaces. From [`Tags::other`] it leaves
 /// out names that are not letters, digits and `_`, the tags it writes from the record itself
 /// (`Game`, `Event`, `Site`, `Date`, `Red`, `Black`, `Result`, `FEN`), and a `Termination`
-/// when the record has its own reason or the tag contradicts the result.
+/// when the record has its own reason or the tag contradicts the result or the final
+/// position.
 ///
 /// Movetext lines are at most 79 bytes long. That is 79 columns in ICCS and WXF, and fewer in
 /// Chinese, whose characters take three bytes and two columns each.
@@ -362,6 +397,7 @@ pub fn parse(text: &str) -> Result<Record, PgnError> {
         return Err(PgnError::TrailingText { line, text });
     }
     let ending = header.ending(line, token)?;
+    check_ending(&history, ending, line, token.0)?;
     let moves = history.played().iter().map(|played| played.mv).collect();
     Ok(Record::from_checked_parts(
         header.tags,
@@ -410,8 +446,8 @@ const OWN_TAGS: [&str; 8] = [
 ///
 /// Whatever the writer writes, the reader must read back. So it leaves out names the reader
 /// refuses, the tags it makes from the record's own fields (a second copy would override or
-/// contradict them), and a `Termination` that the record's result already gives or that
-/// contradicts its outcome.
+/// contradict them), and a `Termination` that the record's result already gives, that
+/// contradicts its outcome, or that names a reason the final position does not bear out.
 fn writes_other(record: &Record, name: &str, value: &str) -> bool {
     if !is_tag_name(name) || OWN_TAGS.contains(&name) {
         return false;
@@ -421,9 +457,12 @@ fn writes_other(record: &Record, name: &str, value: &str) -> bool {
     }
     let value = one_line(value);
     record.result().is_none()
-        && !record
-            .outcome()
-            .is_some_and(|outcome| contradicts(&value, outcome))
+        && record.outcome().is_none_or(|outcome| {
+            !contradicts(&value, outcome)
+                && named_result(outcome, &value).is_none_or(|result| {
+                    board_conflict(&record.history(), Ending::Result(result)).is_none()
+                })
+        })
 }
 
 /// `value` on one line: PGN tag pairs cannot span lines, so line breaks and other control
@@ -446,6 +485,21 @@ fn is_tag_name(name: &str) -> bool {
 
 fn is_tag_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// The result a `Termination` of `text` gives a game that ended in `outcome`, if `text` names
+/// a reason of that kind (in any case: "Perpetual Check").
+fn named_result(outcome: Outcome, text: &str) -> Option<GameResult> {
+    match outcome {
+        Outcome::Decisive { winner } => WinReason::ALL
+            .into_iter()
+            .map(|reason| GameResult::Win { winner, reason })
+            .find(|result| is(result, text)),
+        Outcome::Draw => DrawReason::ALL
+            .into_iter()
+            .map(|reason| GameResult::Draw { reason })
+            .find(|result| is(result, text)),
+    }
 }
 
 /// Whether the `Termination` reason `text` names a reason of the other kind than `outcome`
@@ -584,17 +638,7 @@ impl Header {
             self.keep_termination(termination);
             return Ok(Ending::Unfinished);
         };
-        let result = match outcome {
-            Outcome::Decisive { winner } => WinReason::ALL
-                .into_iter()
-                .map(|reason| GameResult::Win { winner, reason })
-                .find(|result| result.to_string().eq_ignore_ascii_case(&termination)),
-            Outcome::Draw => DrawReason::ALL
-                .into_iter()
-                .map(|reason| GameResult::Draw { reason })
-                .find(|result| result.to_string().eq_ignore_ascii_case(&termination)),
-        };
-        if let Some(result) = result {
+        if let Some(result) = named_result(outcome, &termination) {
             return Ok(Ending::Result(result));
         }
         if contradicts(&termination, outcome) {
@@ -615,6 +659,84 @@ impl Header {
             .other
             .push(("Termination".to_owned(), termination));
     }
+}
+
+/// Checks the `ending` a record gives, with the result `token` on `line`, against its final
+/// position, the last of `history`.
+fn check_ending(
+    history: &History,
+    ending: Ending,
+    line: usize,
+    token: &str,
+) -> Result<(), PgnError> {
+    match board_conflict(history, ending) {
+        None => Ok(()),
+        Some(BoardConflict::Unfounded(claimed)) => {
+            Err(PgnError::UnfoundedTermination { line, claimed })
+        }
+        Some(BoardConflict::Decided { winner, reason }) => {
+            let claimed = match ending {
+                Ending::Result(result) => format!("{token} {result}"),
+                Ending::Unfinished | Ending::Outcome(_) => token.to_owned(),
+            };
+            Err(PgnError::PositionDecided {
+                line,
+                winner,
+                reason,
+                claimed,
+            })
+        }
+    }
+}
+
+/// How the ending a record gives goes against its final position.
+enum BoardConflict {
+    /// The side to move is mated or stalemated, so `winner` has won by `reason`, and the
+    /// record says otherwise.
+    Decided { winner: Color, reason: WinReason },
+    /// The record gives a result that the board settles, and the final position does not
+    /// show it.
+    Unfounded(GameResult),
+}
+
+/// How `ending` goes against the final position of `history` where the board decides it (see
+/// the [module docs](self)); `None` if it does not.
+fn board_conflict(history: &History, ending: Ending) -> Option<BoardConflict> {
+    let decided = adjudicate(history, None);
+    if let Some(GameResult::Win {
+        winner,
+        reason: reason @ (WinReason::Checkmate | WinReason::Stalemate),
+    }) = decided
+    {
+        // The side to move cannot move: the game is over, and lost. An unfinished record
+        // claims no ending, so it has nothing to contradict.
+        let agrees = match ending {
+            Ending::Unfinished => true,
+            Ending::Outcome(outcome) => outcome == Outcome::Decisive { winner },
+            Ending::Result(result) => Some(result) == decided,
+        };
+        return (!agrees).then_some(BoardConflict::Decided { winner, reason });
+    }
+    match ending {
+        Ending::Result(result) if is_settled_by_board(result) && Some(result) != decided => {
+            Some(BoardConflict::Unfounded(result))
+        }
+        Ending::Unfinished | Ending::Outcome(_) | Ending::Result(_) => None,
+    }
+}
+
+/// Whether the board alone settles `result`, so that a record's final position must bear it
+/// out. The move limit would too, but it is a match setting that a record does not carry.
+const fn is_settled_by_board(result: GameResult) -> bool {
+    matches!(
+        result,
+        GameResult::Win {
+            reason: WinReason::Checkmate | WinReason::Stalemate | WinReason::PerpetualCheck,
+            ..
+        } | GameResult::Draw {
+            reason: DrawReason::Repetition
+        }
+    )
 }
 
 /// Whether `reason` is written `text`.

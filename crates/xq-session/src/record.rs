@@ -9,8 +9,8 @@ use crate::history::History;
 /// [`crate::Replay`] steps through.
 ///
 /// The moves are legal from the start position by construction: a record comes from a match
-/// ([`crate::Match::record`]) or from a PGN that was checked move by move
-/// ([`crate::pgn::parse`]).
+/// ([`crate::Match::record`]) or from a PGN that was checked move by move, and whose result
+/// was checked against the final position where the board decides it ([`crate::pgn::parse`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     /// Who played, where and when; free to edit since it has no bearing on the moves.

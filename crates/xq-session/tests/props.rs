@@ -238,6 +238,26 @@ proptest! {
         prop_assert_eq!(rebuilt, game);
     }
 
+    /// Random play-outs run longer than random sessions and end on the board more often (mate,
+    /// stalemate, repetition, the move limit); the writer's record of each reads back the same
+    /// in every format.
+    #[test]
+    fn played_out_games_read_back_in_every_format(
+        picks in prop::collection::vec(any::<usize>(), 0..400),
+    ) {
+        let now = Timestamp::from_millis(0);
+        let mut game = Match::new(MatchConfig::default(), now);
+        let mut picks = picks.into_iter();
+        game.play_out(now, |moves| moves.get(picks.next()? % moves.len().max(1)).copied())
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let record = game.record();
+        for format in [MoveFormat::Iccs, MoveFormat::Wxf, MoveFormat::Chinese] {
+            let written = pgn::write(&record, format);
+            let read = pgn::parse(&written).map_err(|e| TestCaseError::fail(format!("{e}\n{written}")))?;
+            prop_assert_eq!(&read, &record);
+        }
+    }
+
     #[test]
     fn written_tags_always_read_back(
         // Unfinished, an outcome without its reason, and a result with one.

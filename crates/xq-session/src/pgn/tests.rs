@@ -1,5 +1,7 @@
 //! PGN writing and reading.
 
+use std::sync::Arc;
+
 use xq_rules::{Outcome, Square};
 
 use super::*;
@@ -28,18 +30,97 @@ fn error(text: &str) -> PgnError {
     }
 }
 
-fn short_game() -> Record {
+/// Red mates with b0b9.
+const RED_MATES: &str = "3k5/R8/9/9/9/9/9/9/9/1R2K4 w - - 0 1";
+/// Black stalemates with e2e1.
+const BLACK_STALEMATES: &str = "4k4/9/9/9/9/9/9/4p4/9/3K5 b - - 0 1";
+
+/// Games whose final position decides them under the match's rules: a set-up start, the ICCS
+/// moves, and the result the board gives.
+const DECIDED: [(&str, &str, GameResult); 7] = [
+    (RED_MATES, "b0b9", win(Color::Red, WinReason::Checkmate)),
+    (
+        "1r2k4/9/9/9/9/9/9/9/r8/3K5 b - - 0 1",
+        "b9b0",
+        win(Color::Black, WinReason::Checkmate),
+    ),
+    (
+        "3k5/9/4P4/9/9/9/9/9/9/4K4 w - - 0 1",
+        "e7e8",
+        win(Color::Red, WinReason::Stalemate),
+    ),
+    (
+        BLACK_STALEMATES,
+        "e2e1",
+        win(Color::Black, WinReason::Stalemate),
+    ),
+    // Red's chariot checks with every move.
+    (
+        "4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1",
+        "a8a9 e9e8 a9a8 e8e9 a8a9 e9e8 a9a8 e8e9",
+        win(Color::Black, WinReason::PerpetualCheck),
+    ),
+    // Black's chariot checks with every move.
+    (
+        "3k5/9/9/9/9/9/9/9/r8/4K4 b - - 0 1",
+        "a1a0 e0e1 a0a1 e1e0 a1a0 e0e1 a0a1 e1e0",
+        win(Color::Red, WinReason::PerpetualCheck),
+    ),
+    (
+        "4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1",
+        "d0d1 e9e8 d1d0 e8e9 d0d1 e9e8 d1d0 e8e9",
+        GameResult::Draw {
+            reason: DrawReason::Repetition,
+        },
+    ),
+];
+
+const fn win(winner: Color, reason: WinReason) -> GameResult {
+    GameResult::Win { winner, reason }
+}
+
+fn position(fen: &str) -> Position {
+    let fen: Fen = fen.parse().unwrap_or_else(|e| panic!("{e}"));
+    fen.into_position().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A match from `start` in which the side to move plays the ICCS `moves`.
+fn played(start: Position, moves: &str) -> Match {
     let now = Timestamp::from_millis(0);
-    let mut game = Match::new(MatchConfig::default(), now);
-    for text in ["h2e2", "h9g7", "h0g2", "i9h9"] {
+    let mut game = Match::new(
+        MatchConfig {
+            start: Arc::new(start),
+            ..MatchConfig::default()
+        },
+        now,
+    );
+    for text in moves.split_whitespace() {
         let iccs: Iccs = text.parse().unwrap_or_else(|e| panic!("{e}"));
         let by = game.turn();
         let mv = Move::new(iccs.from, iccs.to);
         game.handle(now, Command::Play { by, mv })
             .unwrap_or_else(|e| panic!("{e}"));
     }
-    game.handle(now, Command::Resign { by: Color::Black })
-        .unwrap_or_else(|e| panic!("{e}"));
+    game
+}
+
+/// A PGN game from `fen` through `moves` to the result `token`, with `termination` as the
+/// reason if it is not empty.
+fn game_text(fen: &str, moves: &str, token: &str, termination: &str) -> String {
+    let mut text = format!("[FEN \"{fen}\"]\n");
+    if !termination.is_empty() {
+        text.push_str(&format!("[Termination \"{termination}\"]\n"));
+    }
+    format!("{text}{moves} {token}")
+}
+
+fn short_game() -> Record {
+    let mut game = played(Position::startpos(), "h2e2 h9g7 h0g2 i9h9");
+    game.handle(
+        Timestamp::from_millis(0),
+        Command::Resign { by: Color::Black },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let mut record = game.record();
     record.tags = Tags {
         event: Some("Casual game".into()),
@@ -85,13 +166,23 @@ fn whatever_is_written_reads_back() {
     assert_eq!(read.result(), record.result());
 
     // Without a reason in the record, a Termination in `other` is written unless the reader
-    // would refuse it.
-    let mut decisive = parsed("1. h2e2 1-0");
-    for (termination, kept) in [("normal", true), ("move\nlimit", false)] {
-        decisive.tags.other = vec![("Termination".to_owned(), termination.to_owned())];
-        let text = write(&decisive, MoveFormat::Iccs);
+    // would refuse it: a reason of the other kind, or one the final position refutes.
+    let decisive = "1. h2e2 1-0";
+    let mated = format!("[FEN \"{RED_MATES}\"]\n1. b0b9 1-0");
+    for (game, termination, kept) in [
+        (decisive, "normal", true),
+        (decisive, "move\nlimit", false),
+        (decisive, "checkmate", false),
+        (decisive, "resignation", true),
+        (&mated, "checkmate", true),
+        (&mated, "resignation", false),
+        (&mated, "normal", true),
+    ] {
+        let mut record = parsed(game);
+        record.tags.other = vec![("Termination".to_owned(), termination.to_owned())];
+        let text = write(&record, MoveFormat::Iccs);
         assert_eq!(text.contains("[Termination"), kept, "{text}");
-        assert_eq!(parsed(&text).outcome(), decisive.outcome());
+        assert_eq!(parsed(&text).outcome(), record.outcome());
     }
 }
 
@@ -240,13 +331,13 @@ fn the_result_must_agree_with_its_tags() {
             token: "1/2-1/2".into()
         }
     );
-    let record = parsed("[Termination \"Perpetual Check\"]\n1. h2e2 0-1");
+    let record = parsed(
+        "[FEN \"4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1\"]\n[Termination \"Perpetual Check\"]\n\
+         1. a8a9 e9e8 2. a9a8 e8e9 3. a8a9 e9e8 4. a9a8 e8e9 0-1",
+    );
     assert_eq!(
         record.result(),
-        Some(GameResult::Win {
-            winner: Color::Black,
-            reason: WinReason::PerpetualCheck
-        })
+        Some(win(Color::Black, WinReason::PerpetualCheck))
     );
     let record = parsed("[Termination \"normal\"]\n1. h2e2 0-1");
     assert_eq!(record.result(), None);
@@ -373,13 +464,121 @@ fn every_result_reads_back_with_its_reason() {
         .into_iter()
         .map(|reason| GameResult::Draw { reason });
     for result in wins.chain(draws) {
-        let record = Record::from_checked_parts(
-            Tags::default(),
-            Position::startpos(),
-            Vec::new(),
-            Ending::Result(result),
-        );
+        // A result the board settles needs a game that ends in it; the others can be given to
+        // any position.
+        let record = match DECIDED.iter().find(|&&(.., decided)| decided == result) {
+            Some(&(fen, moves, _)) => played(position(fen), moves).record(),
+            None => Record::from_checked_parts(
+                Tags::default(),
+                Position::startpos(),
+                Vec::new(),
+                Ending::Result(result),
+            ),
+        };
+        assert_eq!(record.result(), Some(result));
         let read = parse(&write(&record, MoveFormat::Iccs)).map(|read| read.result());
         assert_eq!(read, Ok(Some(result)));
     }
+}
+
+#[test]
+fn a_reason_the_board_settles_must_hold_in_the_final_position() {
+    assert_eq!(
+        error("[Result \"1-0\"]\n[Termination \"checkmate\"]\n1. h2e2 1-0"),
+        PgnError::UnfoundedTermination {
+            line: 3,
+            claimed: win(Color::Red, WinReason::Checkmate),
+        }
+    );
+    assert_eq!(
+        error("[Termination \"stalemate\"]\n1. h2e2 h9g7 0-1").to_string(),
+        "line 2: termination \"stalemate\" does not hold in the final position"
+    );
+    for (termination, token) in [("perpetual check", "0-1"), ("repetition", "1/2-1/2")] {
+        let text = format!("[Termination \"{termination}\"]\n1. h2e2 {token}");
+        assert!(
+            matches!(error(&text), PgnError::UnfoundedTermination { .. }),
+            "{text}"
+        );
+    }
+
+    let repetition = GameResult::Draw {
+        reason: DrawReason::Repetition,
+    };
+    let perpetual = |winner| win(winner, WinReason::PerpetualCheck);
+    for (fen, moves, result) in DECIDED {
+        // The board's own verdict reads.
+        let token = result_token(Some(result.outcome()));
+        let text = game_text(fen, moves, token, &result.to_string());
+        assert_eq!(parsed(&text).result(), Some(result), "{text}");
+        // Another reason the board settles, or the same reason for the other side, does not.
+        for claimed in [repetition, perpetual(Color::Red), perpetual(Color::Black)] {
+            if claimed == result {
+                continue;
+            }
+            let token = result_token(Some(claimed.outcome()));
+            let text = game_text(fen, moves, token, &claimed.to_string());
+            let err = error(&text);
+            assert!(
+                matches!(
+                    err,
+                    PgnError::UnfoundedTermination { .. } | PgnError::PositionDecided { .. }
+                ),
+                "{text}: {err:?}"
+            );
+        }
+    }
+}
+
+/// A side to move that is mated or stalemated has lost: a record that ends the game there
+/// otherwise is refused, though an unfinished one, which claims nothing, reads.
+#[test]
+fn a_mated_side_to_move_has_lost() {
+    let mated = |token, termination| game_text(RED_MATES, "b0b9", token, termination);
+    assert_eq!(
+        parsed(&mated("1-0", "")).outcome(),
+        Some(Outcome::Decisive { winner: Color::Red })
+    );
+    assert_eq!(parsed(&mated("1-0", "normal")).result(), None);
+    assert_eq!(parsed(&mated("*", "")).outcome(), None);
+    assert_eq!(
+        error(&mated("1-0", "resignation")),
+        PgnError::PositionDecided {
+            line: 3,
+            winner: Color::Red,
+            reason: WinReason::Checkmate,
+            claimed: "1-0 resignation".into(),
+        }
+    );
+    assert_eq!(
+        error(&mated("1-0", "stalemate")).to_string(),
+        "line 3: the final position is checkmate, a win for red, not 1-0 stalemate"
+    );
+    for (token, termination) in [
+        ("0-1", ""),
+        ("0-1", "normal"),
+        ("0-1", "time forfeit"),
+        ("1/2-1/2", ""),
+        ("1/2-1/2", "agreement"),
+    ] {
+        let text = mated(token, termination);
+        let err = error(&text);
+        assert!(
+            matches!(
+                err,
+                PgnError::PositionDecided {
+                    winner: Color::Red,
+                    ..
+                }
+            ),
+            "{text}: {err:?}"
+        );
+    }
+
+    // Stalemate too.
+    let err = error(&game_text(BLACK_STALEMATES, "e2e1", "1/2-1/2", ""));
+    assert_eq!(
+        err.to_string(),
+        "line 2: the final position is stalemate, a win for black, not 1/2-1/2"
+    );
 }
