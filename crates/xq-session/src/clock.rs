@@ -54,8 +54,9 @@ pub enum TimeControl {
     /// No clocks: nobody can lose on time.
     #[default]
     Untimed,
-    /// Each side starts with `base` and gains `increment` after each of its moves (Fischer).
-    /// An increment of zero is plain sudden death.
+    /// Each side starts with `base` and gains `increment` after each of its moves (Fischer),
+    /// and keeps it if the move is taken back by consent. An increment of zero is plain sudden
+    /// death.
     ///
     /// Both may have sub-millisecond parts, which the clocks keep. Since [`Timestamp`]s are
     /// whole milliseconds, time is charged in whole milliseconds, and the flag falls at the

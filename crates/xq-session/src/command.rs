@@ -29,6 +29,10 @@ pub enum Command {
         by: Color,
     },
     /// Accept or decline the opponent's pending undo request.
+    ///
+    /// Accepting does not turn the clocks back: the answerer is charged for its time up to the
+    /// answer, and each side keeps the increments its taken-back moves earned, so the
+    /// requester may have more time than before its move. Declining is the way to refuse that.
     AnswerUndo {
         /// The seat answering: the requester's opponent.
         by: Color,

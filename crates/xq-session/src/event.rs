@@ -51,7 +51,8 @@ pub enum Event {
         by: Color,
         /// How many plies were taken back (1 or 2).
         plies: usize,
-        /// The clocks, which an undo does not turn back.
+        /// The clocks, which an undo does not turn back: the increments the taken-back moves
+        /// earned stay.
         clocks: Option<ByColor<Duration>>,
     },
     /// A seat offered a draw.

@@ -18,7 +18,9 @@
 //!   is on move again. Captured pieces come back and the position is restored exactly. One
 //!   request is pending at a time; it lapses when anyone moves or the game ends, or when the
 //!   requester withdraws it. [`UndoPolicy`] forbids undo or limits how many each seat is
-//!   granted. An undo does not turn the clocks back: time spent stays spent.
+//!   granted. An undo does not turn the clocks back: time spent stays spent, and the
+//!   increments the taken-back moves earned stay too, since the opponent consented to the
+//!   undo. So a clock can come out of an undo with more time than it had before the move.
 //! - **Draws**: an offer stands until the opponent accepts, declines or makes its next move.
 //! - **The game ends** by checkmate or stalemate (the side that cannot move loses), by the
 //!   third occurrence of a position with the same side to move (a side that gave check with

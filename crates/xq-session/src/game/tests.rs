@@ -668,6 +668,44 @@ fn undo_does_not_turn_the_clocks_back() {
     assert_eq!(h.game.poll_timeout(), Some(Timestamp::from_millis(14_000)));
 }
 
+/// The increments the taken-back moves earned stay with the sides that earned them: the clocks
+/// after play-then-undo are the clocks after the moves, above the base time they started from.
+#[test]
+fn an_undo_keeps_the_increments_of_the_moves_it_takes_back() {
+    let mut h = Harness::new(timed(10, 2));
+    h.advance_to(1_000);
+    h.play("h2e2");
+    let after_move = secs(11, 10);
+    assert_eq!(h.game.clocks(h.at()), after_move);
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    assert!(h.events().contains(&Event::UndoApplied {
+        by: RED,
+        plies: 1,
+        clocks: after_move,
+    }));
+    assert_eq!(h.game.moves(), []);
+    assert_eq!(h.game.clocks(h.at()), after_move);
+
+    // Two plies: each side keeps its own increment.
+    h.advance_to(2_000);
+    h.play("h2e2");
+    h.advance_to(3_000);
+    h.play("h9g7");
+    let after_reply = secs(12, 11);
+    assert_eq!(h.game.clocks(h.at()), after_reply);
+    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Command::AnswerUndo {
+        by: BLACK,
+        accept: true,
+    });
+    assert_eq!(h.game.moves(), []);
+    assert_eq!(h.game.clocks(h.at()), after_reply);
+}
+
 #[test]
 fn a_draw_offer_is_accepted_declined_withdrawn_or_lapses() {
     let mut h = Harness::new(MatchConfig::default());
