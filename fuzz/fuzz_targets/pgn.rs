@@ -1,5 +1,5 @@
 //! PGN: arbitrary text must parse or fail cleanly, and a record that parses writes back, in
-//! either move format, to text that parses to the same record.
+//! every move format, to text that parses to the same record.
 
 #![no_main]
 
@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(record) = pgn::parse(text) else {
         return;
     };
-    for format in [MoveFormat::Iccs, MoveFormat::Wxf] {
+    for format in [MoveFormat::Iccs, MoveFormat::Wxf, MoveFormat::Chinese] {
         let written = pgn::write(&record, format);
         match pgn::parse(&written) {
             Ok(again) => assert_eq!(again, record, "{written}"),
