@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use xq_client::ClientEvent;
-use xq_protocol::RoomOptions;
+use xq_protocol::{MIN_CLOCK, RoomOptions};
 use xq_rules::fen::Fen;
 use xq_rules::{Color, Position};
 use xq_session::{DrawReason, Event, GameResult, TimeControl, WinReason};
@@ -106,12 +106,13 @@ async fn undo_by_consent(scheme: Scheme) {
         assert_eq!(mirror.position().zobrist_hash(), start.zobrist_hash());
     }
 
-    // Declined: nothing moves back.
-    play_line(&mut pair, &mut [], &moves("b0c2")).await;
+    // Declined: nothing moves back. (Red asks past the point of its last request: at the
+    // same point or before it, the relay would refuse a second one.)
+    play_line(&mut pair, &mut [], &moves("b0c2 h9g7 a0a1")).await;
     let answer = undo_round(&mut pair, false).await;
     assert!(matches!(answer, Event::UndoDeclined { .. }), "{answer:?}");
     for client in [&pair.red, &pair.black] {
-        assert_eq!(client.mirror().map(|m| m.moves().len()), Some(1));
+        assert_eq!(client.mirror().map(|m| m.moves().len()), Some(3));
     }
     relay.shutdown().await;
 }
@@ -192,7 +193,7 @@ async fn flag_fall(scheme: Scheme) {
     let relay = Relay::start(scheme, "flag").await;
     let room = RoomOptions {
         time_control: TimeControl::Increment {
-            base: Duration::from_millis(600),
+            base: MIN_CLOCK,
             increment: Duration::from_millis(100),
         },
         ..RoomOptions::default()

@@ -35,6 +35,14 @@ pub enum ErrorCode {
     Malformed,
     /// The room's second seat is still empty, so no match is running.
     NoOpponentYet,
+    /// The player has offered a draw (or asked for an undo) at this point of the game already,
+    /// or later, in moves since taken back: it may offer (or ask) again once the game has gone
+    /// past that point. Asking and withdrawing in a loop would otherwise grow the match's
+    /// record without end.
+    AlreadyAsked,
+    /// The room options are out of range: a clock must start with at least
+    /// [`crate::MIN_CLOCK`].
+    InvalidOptions,
 }
 
 /// Why the relay closed a connection (sent in [`crate::ServerMsg::Disconnect`]).

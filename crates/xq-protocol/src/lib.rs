@@ -24,7 +24,8 @@
 //!    `connected: true`. An unknown or expired token gets [`ErrorCode::ResumeRefused`]; the
 //!    connection stays usable.
 //! 3. **Rooms.** [`ClientMsg::CreateRoom`] answers `Joined` (code, seat, token) and a snapshot
-//!    of a room waiting for its second player (no clock runs yet). [`ClientMsg::JoinRoom`] takes
+//!    of a room waiting for its second player (no clock runs yet), or
+//!    [`ErrorCode::InvalidOptions`] for options out of range ([`RoomOptions::check`]). [`ClientMsg::JoinRoom`] takes
 //!    the free seat: the joiner gets `Joined` and both players get a snapshot of the started
 //!    match. [`ClientMsg::QuickMatch`] answers [`ServerMsg::Queued`] until a second player asks;
 //!    then both get `Joined` and a snapshot (colours drawn by the relay, options of the first).
@@ -32,7 +33,8 @@
 //! 4. **Play.** [`ClientMsg::Command`] must name the sender's colour
 //!    ([`ErrorCode::NotYourSeat`]); spectators get [`ErrorCode::Spectator`]; commands only the
 //!    relay issues get [`ErrorCode::ReservedCommand`]; before the opponent arrives,
-//!    [`ErrorCode::NoOpponentYet`]; what the session refuses comes back as
+//!    [`ErrorCode::NoOpponentYet`]; a second draw offer or undo request at the same point of
+//!    the game, [`ErrorCode::AlreadyAsked`]; what the session refuses comes back as
 //!    [`ErrorCode::Rejected`]. A refusal goes to the sender alone and changes nothing. Accepted
 //!    commands produce [`ServerMsg::Event`]s for both players and every spectator.
 //! 5. **Numbering.** Within one match, events are numbered from 0 without gaps; a snapshot's
@@ -82,7 +84,7 @@ mod snapshot;
 
 pub use error::{DisconnectReason, ErrorCode};
 pub use message::{ClientMsg, ServerMsg};
-pub use room::{ParseRoomCodeError, ResumeToken, RoomCode, RoomOptions, SeatChoice};
+pub use room::{MIN_CLOCK, ParseRoomCodeError, ResumeToken, RoomCode, RoomOptions, SeatChoice};
 pub use snapshot::{SeatInfo, Snapshot};
 
 /// The protocol version this crate speaks. A hello with another version is refused with
@@ -90,5 +92,6 @@ pub use snapshot::{SeatInfo, Snapshot};
 /// another version fails to decode with a clear error instead of being misread.
 ///
 /// Version 2 added the draw by abandonment of both seats ([`xq_session::Command::AbandonBoth`],
-/// [`xq_session::DrawReason::Abandonment`]), which a version 1 peer could not decode.
-pub const PROTOCOL_VERSION: u8 = 2;
+/// [`xq_session::DrawReason::Abandonment`]), which a version 1 peer could not decode; version 3
+/// the refusals [`ErrorCode::AlreadyAsked`] and [`ErrorCode::InvalidOptions`].
+pub const PROTOCOL_VERSION: u8 = 3;

@@ -2,9 +2,16 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use xq_session::{MatchConfig, TimeControl, UndoPolicy};
+
+use crate::ErrorCode;
+
+/// The least time a room's clocks may start with: below it, Red would lose on time before its
+/// first move could reach the relay.
+pub const MIN_CLOCK: Duration = Duration::from_secs(1);
 
 /// The symbols of a join code: upper-case letters and digits without the look-alikes
 /// `0 O 1 I L`, so a code read aloud or from a screen is hard to get wrong.
@@ -136,6 +143,20 @@ impl RoomOptions {
         config.undo = self.undo;
         config
     }
+
+    /// Whether a relay accepts these options for a new room.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorCode::InvalidOptions`] if the clocks start with less than [`MIN_CLOCK`].
+    pub fn check(&self) -> Result<(), ErrorCode> {
+        match self.time_control {
+            TimeControl::Increment { base, .. } if base < MIN_CLOCK => {
+                Err(ErrorCode::InvalidOptions)
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -167,8 +188,8 @@ mod tests {
     fn a_rooms_rules_take_its_clocks_and_undo_policy() {
         let options = RoomOptions {
             time_control: TimeControl::Increment {
-                base: std::time::Duration::from_secs(300),
-                increment: std::time::Duration::from_secs(2),
+                base: Duration::from_secs(300),
+                increment: Duration::from_secs(2),
             },
             undo: UndoPolicy::Forbidden,
             seat: SeatChoice::Black,
@@ -180,6 +201,23 @@ mod tests {
         let standard = MatchConfig::default();
         assert_eq!(config.start, standard.start);
         assert_eq!(config.move_limit, standard.move_limit);
+    }
+
+    #[test]
+    fn clocks_start_with_at_least_a_second() {
+        let clocks = |base| RoomOptions {
+            time_control: TimeControl::Increment {
+                base,
+                increment: Duration::from_secs(10),
+            },
+            ..RoomOptions::default()
+        };
+        assert_eq!(RoomOptions::default().check(), Ok(()));
+        assert_eq!(clocks(MIN_CLOCK).check(), Ok(()));
+        assert_eq!(clocks(Duration::MAX).check(), Ok(()));
+        for base in [Duration::ZERO, Duration::from_nanos(1), MIN_CLOCK / 2] {
+            assert_eq!(clocks(base).check(), Err(ErrorCode::InvalidOptions));
+        }
     }
 
     #[test]

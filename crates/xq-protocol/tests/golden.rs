@@ -15,29 +15,29 @@ fn hex(msg: &impl serde::Serialize) -> String {
 #[test]
 fn client_messages_keep_their_bytes() {
     let hello = ClientMsg::Hello {
-        version: 2,
+        version: 3,
         client: "xq".into(),
         resume: None,
     };
-    assert_eq!(hex(&hello), "020002027871 00".replace(' ', ""));
+    assert_eq!(hex(&hello), "030003027871 00".replace(' ', ""));
     let play = ClientMsg::Command(Command::Play {
         by: Color::Red,
         mv: Move::new(Square::H2, Square::E2),
     });
-    assert_eq!(hex(&play), "020500001916");
+    assert_eq!(hex(&play), "030500001916");
     let create = ClientMsg::CreateRoom(RoomOptions {
         time_control: TimeControl::Untimed,
         undo: UndoPolicy::PerSeat(3),
         seat: SeatChoice::Black,
     });
-    assert_eq!(hex(&create), "020100020301");
+    assert_eq!(hex(&create), "030100020301");
     assert_eq!(
         hex(&ClientMsg::JoinRoom {
             code: "K7QX3M".parse().unwrap_or_else(|e| panic!("{e}"))
         }),
-        "0202064b375158334d"
+        "0302064b375158334d"
     );
-    assert_eq!(hex(&ClientMsg::Command(Command::AbandonBoth)), "02050b");
+    assert_eq!(hex(&ClientMsg::Command(Command::AbandonBoth)), "03050b");
 }
 
 #[test]
@@ -46,17 +46,27 @@ fn server_messages_keep_their_bytes() {
         code: ErrorCode::Rejected(CommandError::NotYourTurn),
         message: "not your turn".into(),
     };
-    assert_eq!(hex(&refused), "020808010d6e6f7420796f7572207475726e");
+    assert_eq!(hex(&refused), "030808010d6e6f7420796f7572207475726e");
     let bye = ServerMsg::Disconnect {
         reason: DisconnectReason::ShuttingDown,
         message: String::new(),
     };
-    assert_eq!(hex(&bye), "02090500");
+    assert_eq!(hex(&bye), "03090500");
     let drawn = ServerMsg::Event {
         seq: 7,
         event: Event::GameOver(GameResult::Draw {
             reason: DrawReason::Abandonment,
         }),
     };
-    assert_eq!(hex(&drawn), "0204070c0103");
+    assert_eq!(hex(&drawn), "0304070c0103");
+    let asked = ServerMsg::Error {
+        code: ErrorCode::AlreadyAsked,
+        message: String::new(),
+    };
+    assert_eq!(hex(&asked), "03080e00");
+    let invalid = ServerMsg::Error {
+        code: ErrorCode::InvalidOptions,
+        message: String::new(),
+    };
+    assert_eq!(hex(&invalid), "03080f00");
 }

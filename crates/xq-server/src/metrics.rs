@@ -193,6 +193,8 @@ fn reason(code: ErrorCode) -> &'static str {
         ErrorCode::ResumeRefused => "resume_refused",
         ErrorCode::TooManyRooms => "too_many_rooms",
         ErrorCode::NoOpponentYet => "no_opponent_yet",
+        ErrorCode::AlreadyAsked => "already_asked",
+        ErrorCode::InvalidOptions => "invalid_options",
         ErrorCode::Malformed => "malformed",
         _ => "other",
     }

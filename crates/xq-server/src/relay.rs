@@ -7,8 +7,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use xq_protocol::codec::{self, DecodeError};
 use xq_protocol::{
-    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions,
-    SeatChoice, ServerMsg,
+    ClientMsg, DisconnectReason, ErrorCode, MIN_CLOCK, PROTOCOL_VERSION, ResumeToken, RoomCode,
+    RoomOptions, SeatChoice, ServerMsg,
 };
 use xq_session::{Command, Match, RebuildError, Seat, Timestamp};
 use xq_store::{OpenRoom, Persist};
@@ -441,6 +441,7 @@ impl Relay {
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
         self.ensure_room_left(conn)?;
+        options.check()?;
         let red = match options.seat {
             SeatChoice::Red => Seat::First,
             SeatChoice::Black => Seat::Second,
@@ -477,8 +478,9 @@ impl Relay {
         options: RoomOptions,
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
-        // The partner waiting in the queue passed this check when it asked.
+        // The partner waiting in the queue passed these checks when it asked.
         self.ensure_room_left(conn)?;
+        options.check()?;
         let Some((first, options)) = self.quick.pair(conn, options) else {
             self.set_place(conn, Place::Queued);
             self.outbox.send(conn, &ServerMsg::Queued);
@@ -522,9 +524,21 @@ impl Relay {
             return Err(ErrorCode::NotYourSeat);
         }
         let game = room.game.as_mut().ok_or(ErrorCode::NoOpponentYet)?;
+        let moves = u16::try_from(game.moves().len()).unwrap_or(u16::MAX);
+        if room.asked[seat]
+            .mark(command)
+            .is_some_and(|mark| moves < *mark)
+        {
+            return Err(ErrorCode::AlreadyAsked);
+        }
         let result = game.handle(now, command);
-        if result.is_ok() && matches!(command, Command::Play { .. }) {
-            self.metrics.moves_accepted += 1;
+        if result.is_ok() {
+            if let Some(mark) = room.asked[seat].mark(command) {
+                *mark = moves.saturating_add(1);
+            }
+            if matches!(command, Command::Play { .. }) {
+                self.metrics.moves_accepted += 1;
+            }
         }
         // Even a refused command may let time catch up (a flag that fell before it arrived).
         room.flush(&mut self.outbox);
@@ -801,6 +815,12 @@ fn describe(code: ErrorCode) -> String {
         ErrorCode::GameNotOver => "the game is not over",
         ErrorCode::ResumeRefused => "unknown or expired resume token",
         ErrorCode::NoOpponentYet => "no opponent has joined yet",
+        ErrorCode::AlreadyAsked => {
+            "you asked at this point of the game already: ask again after a move"
+        }
+        ErrorCode::InvalidOptions => {
+            return format!("the clocks must start with at least {MIN_CLOCK:?}");
+        }
         ErrorCode::Malformed => "this relay does not understand that message",
         _ => "request refused",
     };

@@ -5,8 +5,8 @@ use std::time::Duration;
 use xq_protocol::{ErrorCode, ResumeToken, RoomCode, RoomOptions, SeatInfo, ServerMsg, Snapshot};
 use xq_rules::{ByColor, Color};
 use xq_session::{
-    Event, GameResult, Journal, Match, MatchConfig, RebuildError, Seat, Status, TimeControl,
-    Timestamp, WinReason,
+    Command, Event, GameResult, Journal, Match, MatchConfig, RebuildError, Seat, Status,
+    TimeControl, Timestamp, WinReason,
 };
 
 use xq_store::{OpenRoom, Persist};
@@ -34,11 +34,14 @@ pub(crate) struct Room {
     /// The number of the next event of the current match.
     next_seq: u64,
     /// How many of the match's journal entries have gone out as [`Persist::Entry`].
-    persisted: usize,
+    /// (A `u32`: a journal is far shorter, and the room stays within its size.)
+    persisted: u32,
     /// Whether the match's end has gone out as [`Persist::MatchOver`].
     archived: bool,
     /// The seat that has asked for a rematch.
     rematch: Option<Seat>,
+    /// When each seat last offered a draw and asked for an undo in the current match.
+    pub(crate) asked: Seats<Asked>,
     /// The deadline this room has in [`crate::deadlines::Deadlines`].
     pub(crate) armed: Option<Timestamp>,
     /// When it opened (or was restored), for [`Config::waiting_room`].
@@ -47,6 +50,28 @@ pub(crate) struct Room {
     /// they and the room are open: whoever made it open, by creating it (the first seat) or
     /// by asking for a quick match (both seats). `None` for a joiner and in restored rooms.
     pub(crate) counted: Seats<Option<ConnId>>,
+}
+
+/// When a seat last offered a draw and last asked for an undo, each as one more than how many
+/// moves the match had then (0: never). The seat may do each again only once the match has
+/// reached that many moves (see [`xq_protocol::ErrorCode::AlreadyAsked`]), so that asking and
+/// withdrawing in a loop cannot grow the match's record without end. (Bare `u16`s: the move
+/// limit keeps games far shorter, and the room stays within its size.)
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Asked {
+    draw: u16,
+    undo: u16,
+}
+
+impl Asked {
+    /// The mark `command` is limited by, if it asks the opponent something.
+    pub(crate) fn mark(&mut self, command: Command) -> Option<&mut u16> {
+        match command {
+            Command::OfferDraw { .. } => Some(&mut self.draw),
+            Command::RequestUndo { .. } => Some(&mut self.undo),
+            _ => None,
+        }
+    }
 }
 
 impl Room {
@@ -68,6 +93,7 @@ impl Room {
             next_seq: 0,
             persisted: 0,
             archived: false,
+            asked: Seats::default(),
             rematch: None,
             armed: None,
             opened: now,
@@ -95,7 +121,7 @@ impl Room {
             entries: stored.entries,
         };
         let game = Match::from_journal(&journal)?;
-        room.persisted = journal.entries.len();
+        room.persisted = u32::try_from(journal.entries.len()).unwrap_or(u32::MAX);
         let game_status = game.status();
         // A finished match was archived in the commit that finished it.
         room.archived = !game_status.is_ongoing();
@@ -216,12 +242,12 @@ impl Room {
             return;
         };
         let entries = &game.journal().entries;
-        for (seq, &entry) in entries.iter().enumerate().skip(self.persisted) {
+        for (seq, &entry) in entries.iter().enumerate().skip(self.persisted as usize) {
             let code = self.code;
             let seq = seq as u64;
             outbox.persist(Persist::Entry { code, seq, entry });
         }
-        self.persisted = entries.len();
+        self.persisted = u32::try_from(entries.len()).unwrap_or(u32::MAX);
         if !self.archived && !game.status().is_ongoing() {
             self.archived = true;
             let record = Box::new(game.record());
@@ -258,9 +284,7 @@ impl Room {
         };
         let abandonment = match (ended.first, ended.second) {
             (None, None) => None,
-            (Some(first), Some(second)) if first == second => {
-                Some((first, xq_session::Command::AbandonBoth))
-            }
+            (Some(first), Some(second)) if first == second => Some((first, Command::AbandonBoth)),
             (Some(first), second) if second.is_none_or(|second| first < second) => {
                 Some((first, self.abandon(Seat::First)))
             }
@@ -296,8 +320,8 @@ impl Room {
     }
 
     /// The command by which `seat`'s player abandons the game.
-    fn abandon(&self, seat: Seat) -> xq_session::Command {
-        xq_session::Command::Abandon {
+    fn abandon(&self, seat: Seat) -> Command {
+        Command::Abandon {
             by: self.color_of(seat),
         }
     }
@@ -404,6 +428,7 @@ impl Room {
         self.persisted = 0;
         self.archived = false;
         self.rematch = None;
+        self.asked = Seats::default();
         outbox.persist(Persist::MatchStarted {
             code: self.code,
             options: self.options,

@@ -1128,6 +1128,85 @@ fn plays_on(h: &mut Harness, red: Player, black: Player, iccs: &str) {
     h.take(red.conn);
 }
 
+/// Sends `command` from `player` and returns the refusal, if any; whatever else it was sent
+/// is taken.
+fn ask(h: &mut Harness, player: Player, command: Command) -> Option<ErrorCode> {
+    h.send(player.conn, ClientMsg::Command(command));
+    h.take(player.conn).iter().find_map(|msg| match msg {
+        ServerMsg::Error { code, .. } => Some(*code),
+        _ => None,
+    })
+}
+
+/// A player may offer a draw, and ask for an undo, once each per point of the game: offering
+/// and withdrawing, or asking for an undo and having it granted, in a loop would otherwise
+/// grow the match's record without end. Moving on lets the player ask again.
+#[test]
+fn a_player_asks_once_per_point_of_the_game() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    let offer = Command::OfferDraw { by: Color::Red };
+    assert_eq!(ask(&mut h, red, offer), None);
+    assert_eq!(
+        ask(&mut h, red, Command::WithdrawDraw { by: Color::Red }),
+        None
+    );
+    assert_eq!(ask(&mut h, red, offer), Some(ErrorCode::AlreadyAsked));
+    // The refusal changed nothing: the opponent heard only of the first offer and its end.
+    assert_eq!(events(&h.take(black.conn)).len(), 2);
+    let undo = Command::RequestUndo { by: Color::Red };
+    plays_on(&mut h, red, black, "h2e2");
+    assert_eq!(ask(&mut h, red, undo), None);
+    let grant = Command::AnswerUndo {
+        by: Color::Black,
+        accept: true,
+    };
+    assert_eq!(ask(&mut h, black, grant), None);
+    // Back before the move: playing it again reaches the point the undo was asked at. A draw
+    // offer is another question, asked at an earlier point.
+    plays_on(&mut h, red, black, "h2e2");
+    assert_eq!(ask(&mut h, red, undo), Some(ErrorCode::AlreadyAsked));
+    assert_eq!(ask(&mut h, red, offer), None);
+    // Past that point Red may ask again (Black's move lapsed the offer).
+    h.play(black, "h9g7");
+    assert!(matches!(
+        events(&h.take(red.conn))[..],
+        [(_, Event::MovePlayed { .. }), (_, Event::DrawLapsed)]
+    ));
+    assert_eq!(ask(&mut h, red, offer), None);
+    assert_eq!(ask(&mut h, red, undo), None);
+    assert_eq!(h.relay.metrics().rejected.get("already_asked"), Some(&2));
+}
+
+/// Clocks that start with less than a second would lose Red's game before a move could
+/// arrive: such rooms are refused, for creating and for quick matching alike.
+#[test]
+fn rooms_with_clocks_below_a_second_are_refused() {
+    let mut h = Harness::new();
+    let instant = RoomOptions {
+        time_control: TimeControl::Increment {
+            base: Duration::from_millis(999),
+            increment: Duration::from_secs(5),
+        },
+        ..RoomOptions::default()
+    };
+    let conn = h.client();
+    h.send(conn, ClientMsg::CreateRoom(instant));
+    assert_eq!(h.error(conn), ErrorCode::InvalidOptions);
+    h.send(conn, ClientMsg::QuickMatch(instant));
+    assert_eq!(h.error(conn), ErrorCode::InvalidOptions);
+    assert_eq!(h.relay.room_count(), 0);
+    let second = RoomOptions {
+        time_control: TimeControl::Increment {
+            base: Duration::from_secs(1),
+            increment: Duration::ZERO,
+        },
+        ..RoomOptions::default()
+    };
+    h.send(conn, ClientMsg::CreateRoom(second));
+    assert!(matches!(h.take(conn)[..], [ServerMsg::Joined { .. }, _]));
+}
+
 #[test]
 fn a_flooding_connection_is_rate_limited_and_the_others_play_on() {
     let mut h = Harness::new();
