@@ -68,6 +68,10 @@ struct Args {
     /// at accept.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_connections_per_address: usize,
+    /// How many rooms the relay holds open at once; asking for more is refused
+    /// (`TooManyRooms`) until one closes.
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_rooms, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_rooms: usize,
     /// How many frames a second one connection may keep sending; a client over it is
     /// disconnected (`RateLimited`). Raise it for load tests.
     #[arg(
@@ -168,6 +172,7 @@ async fn serve(args: Args) -> Result<()> {
             burst: args.rate_burst,
             per_second: args.rate_limit,
         },
+        max_rooms: args.max_rooms,
         ..Config::default()
     };
     let mut builder = Server::builder()

@@ -185,6 +185,7 @@ fn help_lists_the_flags() {
         "--no-db",
         "--metrics",
         "--threads",
+        "--max-rooms",
     ] {
         assert!(text.contains(flag), "{flag} missing from:\n{text}");
     }

@@ -29,7 +29,7 @@ pub enum ErrorCode {
     GameNotOver,
     /// The resume token is unknown or its grace period is over.
     ResumeRefused,
-    /// This connection has created too many rooms.
+    /// This connection has made too many rooms open, or the relay holds as many as it takes.
     TooManyRooms,
     /// The frame could not be decoded.
     Malformed,

@@ -34,6 +34,12 @@ pub struct Config {
     /// loop would otherwise fill the relay. Asking for more is refused with
     /// [`xq_protocol::ErrorCode::TooManyRooms`].
     pub max_rooms_per_connection: u32,
+    /// How many rooms the relay holds open at most. The per-connection cap does not bound a
+    /// client that connects again and again, each room held for the grace period after its
+    /// players leave; this bounds what all of them cost (a room with its match is well under
+    /// a kilobyte). Asking for a room beyond it is refused with
+    /// [`xq_protocol::ErrorCode::TooManyRooms`].
+    pub max_rooms: usize,
     /// How long a room may have no player connected before it is closed, whatever the grace
     /// period: the bound on what a deserted room costs.
     pub idle_room: Duration,
@@ -59,6 +65,7 @@ impl Default for Config {
             rate_limit: RateLimit::default(),
             max_frame_size: 4 * 1024,
             max_rooms_per_connection: 8,
+            max_rooms: 100_000,
             idle_room: Duration::from_secs(10 * 60),
             waiting_room: Duration::from_secs(30 * 60),
             lobby_timeout: Duration::from_secs(60),

@@ -734,10 +734,12 @@ impl Relay {
     }
 
     /// Whether `conn` may make another room open, under
-    /// [`Config::max_rooms_per_connection`].
+    /// [`Config::max_rooms_per_connection`] and [`Config::max_rooms`].
     fn ensure_room_left(&self, conn: ConnId) -> Result<(), ErrorCode> {
         let state = self.conns.get(&conn).ok_or(ErrorCode::NotInRoom)?;
-        if state.rooms_open >= self.config.max_rooms_per_connection {
+        if state.rooms_open >= self.config.max_rooms_per_connection
+            || self.rooms.len() >= self.config.max_rooms
+        {
             return Err(ErrorCode::TooManyRooms);
         }
         Ok(())
@@ -815,6 +817,7 @@ fn describe(code: ErrorCode) -> String {
         ErrorCode::GameNotOver => "the game is not over",
         ErrorCode::ResumeRefused => "unknown or expired resume token",
         ErrorCode::NoOpponentYet => "no opponent has joined yet",
+        ErrorCode::TooManyRooms => "too many rooms are open; try again once one has closed",
         ErrorCode::AlreadyAsked => {
             "you asked at this point of the game already: ask again after a move"
         }

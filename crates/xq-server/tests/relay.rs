@@ -1277,6 +1277,31 @@ fn a_connection_may_not_open_rooms_without_end() {
     assert!(matches!(h.take(hoarder)[..], [ServerMsg::Joined { .. }, _]));
 }
 
+/// Connecting again lets a client make more rooms open, each held for the grace period after
+/// it leaves; the relay's own room cap bounds them all, and a room that closes makes room.
+#[test]
+fn the_relay_holds_no_more_rooms_than_its_cap() {
+    let mut h = Harness::with_config(Config {
+        grace: GRACE,
+        max_rooms: 2,
+        ..Config::default()
+    });
+    let (red, black) = h.pair(RoomOptions::default());
+    let waiting = h.create(RoomOptions::default());
+    for request in [
+        ClientMsg::CreateRoom(RoomOptions::default()),
+        ClientMsg::QuickMatch(RoomOptions::default()),
+    ] {
+        let late = h.client();
+        h.send(late, request);
+        assert_eq!(h.error(late), ErrorCode::TooManyRooms);
+    }
+    assert_eq!(h.relay.room_count(), 2);
+    plays_on(&mut h, red, black, "h2e2");
+    h.send(waiting.conn, ClientMsg::Leave);
+    h.create(RoomOptions::default());
+}
+
 /// Quick matching and leaving in a loop opens rooms as surely as creating them does, so each
 /// such room counts against both its players.
 #[test]
