@@ -35,7 +35,8 @@ use xq_transport::{Address, Options, Verify};
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// The database of open rooms and finished games; created if missing.
+    /// The database of open rooms and finished games. The relay creates it if missing; `games`
+    /// reads an existing one only.
     #[arg(
         long,
         value_name = "PATH",
