@@ -73,6 +73,11 @@ struct Args {
     /// (`TooManyRooms`) until one closes.
     #[arg(long, value_name = "N", default_value_t = Config::default().max_rooms, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_rooms: usize,
+    /// How many open rooms the connections from one source address (IP) may have made open,
+    /// counting rooms still held for connections gone since. Raise it for load tests, whose
+    /// clients all come from one address.
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_rooms_per_address, value_parser = clap::value_parser!(u32).range(1..))]
+    max_rooms_per_address: u32,
     /// How many frames a second one connection may keep sending; a client over it is
     /// disconnected (`RateLimited`). Raise it for load tests.
     #[arg(
@@ -174,6 +179,7 @@ async fn serve(args: Args) -> Result<()> {
             per_second: args.rate_limit,
         },
         max_rooms: args.max_rooms,
+        max_rooms_per_address: args.max_rooms_per_address,
         ..Config::default()
     };
     let mut builder = Server::builder()

@@ -186,6 +186,7 @@ fn help_lists_the_flags() {
         "--metrics",
         "--threads",
         "--max-rooms",
+        "--max-rooms-per-address",
     ] {
         assert!(text.contains(flag), "{flag} missing from:\n{text}");
     }

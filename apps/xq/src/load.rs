@@ -1116,7 +1116,7 @@ mod tests {
         let (mut red, mut black) = (ConnId(1), ConnId(2));
         for conn in [red, black] {
             core.0
-                .handle_connect(Timestamp::from_millis(0), conn, "mem");
+                .handle_connect(Timestamp::from_millis(0), conn, "mem", None);
             let hello = ClientMsg::Hello {
                 version: PROTOCOL_VERSION,
                 client: "test".into(),

@@ -83,7 +83,7 @@ impl Bench {
             let red = ConnId(2 * index);
             let black = ConnId(2 * index + 1);
             for conn in [red, black] {
-                bench.relay.handle_connect(bench.now(), conn, "bench");
+                bench.relay.handle_connect(bench.now(), conn, "bench", None);
                 let hello = ClientMsg::Hello {
                     version: PROTOCOL_VERSION,
                     client: "bench".into(),

@@ -43,9 +43,13 @@ impl Admission {
         }
     }
 
-    /// Admits `conn` from `peer` (as [`xq_transport::Connection::peer`] gives it), or says
-    /// why not, for the client.
-    pub(crate) fn admit(&mut self, conn: ConnId, peer: &str) -> Result<(), &'static str> {
+    /// Admits `conn` from `peer` (as [`xq_transport::Connection::peer`] gives it), with the
+    /// peer's IP address if it has one, or says why not, for the client.
+    pub(crate) fn admit(
+        &mut self,
+        conn: ConnId,
+        peer: &str,
+    ) -> Result<Option<IpAddr>, &'static str> {
         if self.conns.len() >= self.max_total {
             return Err("the relay is full");
         }
@@ -55,8 +59,12 @@ impl Admission {
             return Err("too many connections from this address");
         }
         *self.by_address.entry(address.clone()).or_default() += 1;
+        let ip = match address {
+            Source::Ip(ip) => Some(ip),
+            Source::Name(_) => None,
+        };
         self.conns.insert(conn, address);
-        Ok(())
+        Ok(ip)
     }
 
     /// `conn` is gone (or was never admitted); its place is free.

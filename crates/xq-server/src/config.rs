@@ -40,6 +40,12 @@ pub struct Config {
     /// a kilobyte). Asking for a room beyond it is refused with
     /// [`xq_protocol::ErrorCode::TooManyRooms`].
     pub max_rooms: usize,
+    /// How many open rooms the connections from one IP address may have made open, counting
+    /// those of its connections gone since whose rooms are still held: without it, one host
+    /// connecting again and again could take the whole [`max_rooms`](Self::max_rooms) and
+    /// leave nobody else a room. Asking for more is refused with
+    /// [`xq_protocol::ErrorCode::TooManyRooms`]. In-process connections are not counted.
+    pub max_rooms_per_address: u32,
     /// How long a room may have no player connected before it is closed, whatever the grace
     /// period: the bound on what a deserted room costs.
     pub idle_room: Duration,
@@ -66,6 +72,7 @@ impl Default for Config {
             max_frame_size: 4 * 1024,
             max_rooms_per_connection: 8,
             max_rooms: 100_000,
+            max_rooms_per_address: 128,
             idle_room: Duration::from_secs(10 * 60),
             waiting_room: Duration::from_secs(30 * 60),
             lobby_timeout: Duration::from_secs(60),

@@ -256,9 +256,9 @@ impl Driver {
         tracing::debug!(conn = %id, peer = %conn.peer(), %transport, "accepted");
         self.conns.insert(id, Arc::clone(&conn));
         match self.admission.admit(id, &conn.peer()) {
-            Ok(()) => {
+            Ok(origin) => {
                 self.reads.push(NextFrame::new(id, conn));
-                self.relay.handle_connect(now, id, transport);
+                self.relay.handle_connect(now, id, transport, origin);
             }
             Err(why) => {
                 tracing::info!(conn = %id, peer = %conn.peer(), why, "refused");

@@ -1,6 +1,8 @@
 //! The relay's sans-IO core: connections in, frames out.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
@@ -53,7 +55,7 @@ const SHUTTING_DOWN: &str = "the relay is shutting down";
 ///
 /// let mut relay = Relay::new(Config::default(), [7; 32]);
 /// let now = Timestamp::from_millis(0);
-/// relay.handle_connect(now, ConnId(1), "mem");
+/// relay.handle_connect(now, ConnId(1), "mem", None);
 /// let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "doc".into(), resume: None };
 /// relay.handle_frame(now, ConnId(1), &codec::to_frame(&hello)?);
 /// let Some(Output::Send { to, frame }) = relay.poll_output() else { panic!("no answer") };
@@ -75,6 +77,11 @@ pub struct Relay {
     tokens: HashMap<ResumeToken, (RoomCode, Seat)>,
     quick: QuickQueue,
     deadlines: Deadlines,
+    /// How many open rooms connections from each address have made open.
+    rooms_by_origin: HashMap<IpAddr, u32>,
+    /// The connections gone while rooms they made open are still held: their address, and
+    /// how many such rooms, so the address's count drops as those rooms close.
+    departed: HashMap<ConnId, (IpAddr, u32)>,
     /// When each connection that came to the lobby may be idle there until, in that order. A
     /// connection that has left the lobby, or come back to it since, is skipped when due.
     lobby: VecDeque<(Timestamp, ConnId)>,
@@ -96,6 +103,8 @@ impl Relay {
             tokens: HashMap::new(),
             quick: QuickQueue::default(),
             deadlines: Deadlines::default(),
+            rooms_by_origin: HashMap::new(),
+            departed: HashMap::new(),
             lobby: VecDeque::new(),
             outbox: Outbox::default(),
             shutting_down: false,
@@ -150,9 +159,17 @@ impl Relay {
 
     /// A transport accepted connection `conn`; `transport` names it for the logs and the
     /// metrics (`udp`, `quic`, `mem`: pass an `Arc<str>` shared by the transport's connections
-    /// to spare each its own copy). Its first frame must be a hello. After
-    /// [`shutdown`](Self::shutdown) the connection is turned away at once.
-    pub fn handle_connect(&mut self, now: Timestamp, conn: ConnId, transport: impl Into<Arc<str>>) {
+    /// to spare each its own copy), and `origin` is the IP address it came from, which
+    /// [`Config::max_rooms_per_address`] counts by (`None` for an in-process connection). Its
+    /// first frame must be a hello. After [`shutdown`](Self::shutdown) the connection is
+    /// turned away at once.
+    pub fn handle_connect(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        transport: impl Into<Arc<str>>,
+        origin: Option<IpAddr>,
+    ) {
         if self.shutting_down {
             self.outbox
                 .disconnect(conn, DisconnectReason::ShuttingDown, SHUTTING_DOWN);
@@ -161,7 +178,7 @@ impl Relay {
         let transport = transport.into();
         tracing::debug!(%conn, %transport, "connected");
         self.metrics.connected(&transport);
-        let state = Conn::new(now, transport, self.config.rate_limit);
+        let state = Conn::new(now, transport, origin, self.config.rate_limit);
         self.conns.insert(conn, state);
         self.lobby
             .push_back((now + self.config.lobby_timeout, conn));
@@ -654,10 +671,8 @@ impl Relay {
         for seat in SEATS {
             self.tokens.remove(&room.tokens[seat]);
         }
-        for seat in SEATS {
-            if let Some(state) = room.counted[seat].and_then(|conn| self.conns.get_mut(&conn)) {
-                state.rooms_open = state.rooms_open.saturating_sub(1);
-            }
+        for conn in SEATS.iter().filter_map(|&seat| room.counted[seat]) {
+            self.uncount_room(conn);
         }
         self.outbox.persist(Persist::RoomClosed { code });
         tracing::info!(room = %code, "room closed");
@@ -706,6 +721,10 @@ impl Relay {
 
     fn forget(&mut self, now: Timestamp, conn: ConnId) {
         if let Some(state) = self.conns.remove(&conn) {
+            if let Some(origin) = state.origin.filter(|_| state.rooms_open > 0) {
+                // Its rooms are held for the grace period, still counting against its address.
+                self.departed.insert(conn, (origin, state.rooms_open));
+            }
             let secs = now.saturating_duration_since(state.since).as_secs();
             tracing::debug!(%conn, secs, "disconnected");
             self.metrics.disconnected(&state.transport);
@@ -734,10 +753,16 @@ impl Relay {
     }
 
     /// Whether `conn` may make another room open, under
-    /// [`Config::max_rooms_per_connection`] and [`Config::max_rooms`].
+    /// [`Config::max_rooms_per_connection`], [`Config::max_rooms_per_address`] and
+    /// [`Config::max_rooms`].
     fn ensure_room_left(&self, conn: ConnId) -> Result<(), ErrorCode> {
         let state = self.conns.get(&conn).ok_or(ErrorCode::NotInRoom)?;
+        let from_origin = state
+            .origin
+            .and_then(|origin| self.rooms_by_origin.get(&origin).copied())
+            .unwrap_or(0);
         if state.rooms_open >= self.config.max_rooms_per_connection
+            || from_origin >= self.config.max_rooms_per_address
             || self.rooms.len() >= self.config.max_rooms
         {
             return Err(ErrorCode::TooManyRooms);
@@ -745,11 +770,42 @@ impl Relay {
         Ok(())
     }
 
-    /// Counts room `code` against `conn`, which made it open and sits at `seat`.
+    /// Counts room `code` against `conn`, which made it open and sits at `seat`, and against
+    /// its address.
     fn count_room(&mut self, code: RoomCode, seat: Seat, conn: ConnId) {
         if let (Some(room), Some(state)) = (self.rooms.get_mut(&code), self.conns.get_mut(&conn)) {
             room.counted[seat] = Some(conn);
             state.rooms_open += 1;
+            if let Some(origin) = state.origin {
+                *self.rooms_by_origin.entry(origin).or_default() += 1;
+            }
+        }
+    }
+
+    /// A room counted against `conn` closed: `conn` (if still connected) and its address may
+    /// make another open.
+    fn uncount_room(&mut self, conn: ConnId) {
+        let origin = if let Some(state) = self.conns.get_mut(&conn) {
+            state.rooms_open = state.rooms_open.saturating_sub(1);
+            state.origin
+        } else if let Entry::Occupied(mut departed) = self.departed.entry(conn) {
+            let (origin, rooms) = departed.get_mut();
+            let origin = *origin;
+            *rooms -= 1;
+            if *rooms == 0 {
+                departed.remove();
+            }
+            Some(origin)
+        } else {
+            None
+        };
+        if let Some(origin) = origin
+            && let Entry::Occupied(mut count) = self.rooms_by_origin.entry(origin)
+        {
+            *count.get_mut() -= 1;
+            if *count.get() == 0 {
+                count.remove();
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 //! No sleeps, no sockets.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use xq_protocol::{
@@ -93,19 +94,44 @@ impl Harness {
 
     /// A connection that has not said hello yet.
     fn raw(&mut self) -> ConnId {
+        self.raw_from(None)
+    }
+
+    /// A connection from `origin` that has not said hello yet.
+    fn raw_from(&mut self, origin: Option<IpAddr>) -> ConnId {
         let conn = ConnId(self.next_conn);
         self.next_conn += 1;
-        self.relay.handle_connect(self.now(), conn, "mem");
+        self.relay.handle_connect(self.now(), conn, "mem", origin);
         self.collect();
         conn
     }
 
     /// A connection that said hello and was welcomed.
     fn client(&mut self) -> ConnId {
-        let conn = self.raw();
+        self.client_from(None)
+    }
+
+    /// A connection from `origin` that said hello and was welcomed.
+    fn client_from(&mut self, origin: Option<IpAddr>) -> ConnId {
+        let conn = self.raw_from(origin);
         self.send(conn, hello(None));
         assert!(matches!(self.take(conn)[..], [ServerMsg::Welcome { .. }]));
         conn
+    }
+
+    /// Has `creator` create a room that a passing player joins and leaves at once: a started
+    /// room, held for the grace period whatever its creator does next.
+    fn joined_room(&mut self, creator: ConnId) -> RoomCode {
+        self.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
+        let code = match &self.take(creator)[..] {
+            [ServerMsg::Joined { code, .. }, ..] => *code,
+            other => panic!("expected a room, got {other:?}"),
+        };
+        let passer = self.client();
+        self.send(passer, ClientMsg::JoinRoom { code });
+        self.disconnect(passer);
+        self.take(creator);
+        code
     }
 
     fn send(&mut self, conn: ConnId, msg: ClientMsg) {
@@ -1254,14 +1280,7 @@ fn a_connection_may_not_open_rooms_without_end() {
     let hoarder = h.client();
     for _ in 0..2 {
         // A room nobody joined goes when its creator leaves; a joined one waits for it.
-        h.send(hoarder, ClientMsg::CreateRoom(RoomOptions::default()));
-        let code = match &h.take(hoarder)[..] {
-            [ServerMsg::Joined { code, .. }, ..] => *code,
-            other => panic!("expected a room, got {other:?}"),
-        };
-        let accomplice = h.client();
-        h.send(accomplice, ClientMsg::JoinRoom { code });
-        h.disconnect(accomplice);
+        h.joined_room(hoarder);
         h.send(hoarder, ClientMsg::Leave);
         h.take(hoarder);
     }
@@ -1300,6 +1319,39 @@ fn the_relay_holds_no_more_rooms_than_its_cap() {
     plays_on(&mut h, red, black, "h2e2");
     h.send(waiting.conn, ClientMsg::Leave);
     h.create(RoomOptions::default());
+}
+
+/// Rooms made open by connections gone since still count against their address while they
+/// are held, so connecting again does not let one host take every room; other addresses are
+/// served, and the address may open rooms again once those close.
+#[test]
+fn one_address_may_not_take_every_room() {
+    let mut h = Harness::with_config(Config {
+        grace: GRACE,
+        max_rooms_per_address: 2,
+        lobby_timeout: 2 * GRACE,
+        ..Config::default()
+    });
+    let home = Some(IpAddr::from([10, 0, 0, 1]));
+    for _ in 0..2 {
+        let conn = h.client_from(home);
+        h.joined_room(conn);
+        h.disconnect(conn);
+    }
+    assert_eq!(h.relay.room_count(), 2);
+    let again = h.client_from(home);
+    for request in [
+        ClientMsg::CreateRoom(RoomOptions::default()),
+        ClientMsg::QuickMatch(RoomOptions::default()),
+    ] {
+        h.send(again, request);
+        assert_eq!(h.error(again), ErrorCode::TooManyRooms);
+    }
+    let elsewhere = h.client_from(Some(IpAddr::from([10, 0, 0, 2])));
+    h.joined_room(elsewhere);
+    h.advance(GRACE.as_millis() as u64);
+    assert_eq!(h.relay.room_count(), 1);
+    h.joined_room(again);
 }
 
 /// Quick matching and leaving in a loop opens rooms as surely as creating them does, so each

@@ -83,7 +83,7 @@ impl Life {
 
     fn hello(&mut self, store: &mut SqliteStore, conn: ConnId, resume: Option<ResumeToken>) {
         let now = Timestamp::from_millis(self.now);
-        self.relay.handle_connect(now, conn, "mem");
+        self.relay.handle_connect(now, conn, "mem", None);
         let hello = ClientMsg::Hello {
             version: PROTOCOL_VERSION,
             client: "restore-test".into(),
