@@ -126,7 +126,7 @@ pub struct Pair {
 /// Creates a room as Red on `red_url` and joins it as Black on `black_url`.
 pub async fn pair_at(red_url: &str, black_url: &str, options: Options, room: RoomOptions) -> Pair {
     let mut red = connect(red_url, options.clone()).await;
-    let black = connect(black_url, options).await;
+    let mut black = connect(black_url, options).await;
     let room = RoomOptions {
         seat: SeatChoice::Red,
         ..room
@@ -141,10 +141,13 @@ pub async fn pair_at(red_url: &str, black_url: &str, options: Options, room: Roo
         .await
         .unwrap_or_else(|e| panic!("join: {e}"));
     assert_eq!(joined.seat, Some(Color::Black));
-    expect(&mut red, |e| {
-        matches!(e, ClientEvent::MatchStarted).then_some(())
-    })
-    .await;
+    // Both players are told, the joiner before its join returns.
+    for player in [&mut red, &mut black] {
+        expect(player, |e| {
+            matches!(e, ClientEvent::MatchStarted).then_some(())
+        })
+        .await;
+    }
     Pair {
         red,
         black,

@@ -117,6 +117,7 @@ impl Client {
             kind: EntryKind::Request(reply),
             fence: None,
             joined: false,
+            starts_match: false,
         };
         let client = Self::start(url, options, conn, Some(entry));
         timeout_at(deadline, answer)
@@ -137,7 +138,8 @@ impl Client {
         self.enter(ClientMsg::CreateRoom(options)).await
     }
 
-    /// Takes the free seat of the room with this code; the match begins at once.
+    /// Takes the free seat of the room with this code; the match begins at once
+    /// ([`ClientEvent::MatchStarted`], as for the creator).
     ///
     /// # Errors
     ///
@@ -147,7 +149,8 @@ impl Client {
     }
 
     /// Waits to be paired with the next player who asks the same, then plays the colour the
-    /// relay draws. [`ClientEvent::Queued`] reports the wait.
+    /// relay draws. [`ClientEvent::Queued`] reports the wait, and
+    /// [`ClientEvent::MatchStarted`] the match that begins with the pairing.
     ///
     /// # Errors
     ///
@@ -335,6 +338,7 @@ impl Client {
     /// Sends a request to enter a room, behind a fence ([`Entry::fence`]), and waits for
     /// `Joined` and the snapshot.
     async fn enter(&self, msg: ClientMsg) -> Result<Room, ClientError> {
+        let starts_match = matches!(msg, ClientMsg::JoinRoom { .. } | ClientMsg::QuickMatch(_));
         let (reply, answer) = oneshot::channel();
         let turn = self.sending.lock().await;
         let (conn, nonce) = {
@@ -349,6 +353,7 @@ impl Client {
                 kind: EntryKind::Request(reply),
                 fence: Some(nonce),
                 joined: false,
+                starts_match,
             });
             (conn, nonce)
         };

@@ -113,16 +113,23 @@ impl Driver {
             ServerMsg::Snapshot(snapshot) => {
                 let previous = state.mirror.replace(Mirror::from_snapshot(&snapshot)?);
                 let room = state.room.map(|seating| seating.room);
-                match state
-                    .entry
-                    .take_if(|entry| entry.joined)
-                    .map(|entry| entry.kind)
-                {
-                    Some(EntryKind::Request(reply)) => {
+                match state.entry.take_if(|entry| entry.joined) {
+                    Some(Entry {
+                        kind: EntryKind::Request(reply),
+                        starts_match,
+                        ..
+                    }) => {
+                        // Told before the request returns, so the event is waiting by then.
+                        if starts_match {
+                            self.emit(ClientEvent::MatchStarted);
+                        }
                         let _ =
                             reply.send(room.ok_or(ClientError::Unexpected { expected: "joined" }));
                     }
-                    Some(EntryKind::Resume) => {
+                    Some(Entry {
+                        kind: EntryKind::Resume,
+                        ..
+                    }) => {
                         state.link = self.conn.clone().map_or(Link::Restoring, Link::Up);
                         self.outage = None;
                         tracing::debug!("room resumed");
@@ -219,6 +226,7 @@ impl Driver {
                 kind: EntryKind::Resume,
                 fence: None,
                 joined: false,
+                starts_match: false,
             });
         }
         self.conn = Some(conn);

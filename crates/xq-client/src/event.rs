@@ -23,6 +23,12 @@ pub enum ClientEvent {
     /// Quick match: the relay is looking for an opponent.
     Queued,
     /// The room's second seat was taken: the match begins, and the mirror shows it.
+    ///
+    /// Both players are told, once: the creator when the opponent joins, and the joiner or a
+    /// quick-matched player as its request is answered (the event is waiting when
+    /// [`crate::Client::join`] or [`crate::Client::quick_match`] returns). A spectator is told
+    /// if it was watching the room before the match began; one that comes later finds the
+    /// match under way in its mirror. A rematch is [`ClientEvent::RematchStarted`] instead.
     MatchStarted,
     /// Both players asked for a rematch: a new match began with the colours swapped, and the
     /// mirror shows it.

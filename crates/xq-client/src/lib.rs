@@ -37,7 +37,9 @@
 //! let options = RoomOptions { seat: SeatChoice::Red, ..RoomOptions::default() };
 //! let room = red.create(options).await?;
 //! black.join(room.code).await?;
-//! assert!(matches!(red.next_event().await, Some(ClientEvent::MatchStarted)));
+//! for player in [&mut red, &mut black] {
+//!     assert!(matches!(player.next_event().await, Some(ClientEvent::MatchStarted)));
+//! }
 //!
 //! red.play(Move::new(Square::H2, Square::E2)).await?;
 //! assert!(matches!(black.next_event().await, Some(ClientEvent::Match { seq: 0, .. })));

@@ -52,6 +52,10 @@ pub(crate) struct Entry {
     pub(crate) fence: Option<u64>,
     /// Whether `Joined` has arrived.
     pub(crate) joined: bool,
+    /// Whether the answer starts the room's match (a join or a quick match), which the owner
+    /// is told with [`crate::ClientEvent::MatchStarted`], as the creator is when its room
+    /// fills.
+    pub(crate) starts_match: bool,
 }
 
 impl Entry {

@@ -218,6 +218,7 @@ async fn quick_match_reports_the_queue_then_seats() {
     });
     assert_eq!(room.ok().and_then(|room| room.seat), Some(Color::Black));
     assert!(matches!(next(&mut client).await, ClientEvent::Queued));
+    assert!(matches!(next(&mut client).await, ClientEvent::MatchStarted));
 }
 
 #[tokio::test]

@@ -2,82 +2,12 @@
 
 use std::time::Duration;
 
-use xq_client::{Client, ClientError, ClientEvent, ClientOptions, Room};
-use xq_protocol::{ErrorCode, ResumeToken, RoomOptions, SeatChoice};
-use xq_rules::{Color, Move, Square};
-use xq_server::Server;
+use xq_client::{Client, ClientError, ClientEvent};
+use xq_protocol::{ErrorCode, ResumeToken};
+use xq_rules::{Color, Square};
 use xq_session::{Event, GameResult, Status, WinReason};
 
-use crate::support::within;
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        name: "test".into(),
-        ..ClientOptions::default()
-    }
-}
-
-async fn start(name: &str, grace: Duration) -> (Server, String) {
-    let server = Server::builder()
-        .listen(format!("mem://{name}"))
-        .grace(grace)
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let url = server.local_urls()[0].clone();
-    (server, url)
-}
-
-async fn connect(url: &str) -> Client {
-    within(Client::connect(url, options()))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Waits for the first event that `wanted` accepts, skipping the others.
-async fn wait_for(client: &mut Client, wanted: impl Fn(&ClientEvent) -> bool) -> ClientEvent {
-    loop {
-        let event = within(client.next_event())
-            .await
-            .unwrap_or_else(|| panic!("the event stream ended"));
-        if wanted(&event) {
-            return event;
-        }
-    }
-}
-
-/// Waits until `client` has seen the match event numbered `seq`.
-async fn wait_for_seq(client: &mut Client, seq: u64) {
-    wait_for(
-        client,
-        |event| matches!(event, ClientEvent::Match { seq: s, .. } if *s == seq),
-    )
-    .await;
-}
-
-/// Red and Black in a started match of a room created by Red.
-async fn started(url: &str) -> (Client, Client, Room) {
-    let mut red = connect(url).await;
-    let black = connect(url).await;
-    let options = RoomOptions {
-        seat: SeatChoice::Red,
-        ..RoomOptions::default()
-    };
-    let room = within(red.create(options))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    within(black.join(room.code))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    wait_for(&mut red, |event| matches!(event, ClientEvent::MatchStarted)).await;
-    (red, black, room)
-}
-
-async fn play(client: &Client, from: Square, to: Square) {
-    within(client.play(Move::new(from, to)))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-}
+use crate::support::{options, play, start, started, wait_for, wait_for_seq, within};
 
 fn is_resume_refused(result: &Result<Client, ClientError>) -> bool {
     matches!(
