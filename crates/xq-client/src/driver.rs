@@ -23,6 +23,8 @@ pub(crate) struct Driver {
     conn: Option<Arc<dyn Connection>>,
     /// When the current outage began: `None` while connected and in step.
     outage: Option<Instant>,
+    /// When the mirror's snapshot arrived: the mirror takes each event's arrival from then.
+    snapshot_arrived: Instant,
 }
 
 impl Driver {
@@ -40,6 +42,7 @@ impl Driver {
             options,
             conn: Some(conn),
             outage: None,
+            snapshot_arrived: Instant::now(),
         }
     }
 
@@ -112,6 +115,7 @@ impl Driver {
             ServerMsg::Queued => self.emit(ClientEvent::Queued),
             ServerMsg::Snapshot(snapshot) => {
                 let previous = state.mirror.replace(Mirror::from_snapshot(&snapshot)?);
+                self.snapshot_arrived = Instant::now();
                 let room = state.room.map(|seating| seating.room);
                 match state.entry.take_if(|entry| entry.joined) {
                     Some(Entry {
@@ -146,7 +150,8 @@ impl Driver {
                 let mirror = state.mirror.as_mut().ok_or(ClientError::Unexpected {
                     expected: "a snapshot before events",
                 })?;
-                if mirror.apply(seq, &event)? == Applied::New {
+                let since_snapshot = self.snapshot_arrived.elapsed();
+                if mirror.apply(since_snapshot, seq, &event)? == Applied::New {
                     self.emit(ClientEvent::Match { seq, event });
                 }
             }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use xq_protocol::{RoomCode, SeatInfo, Snapshot};
 use xq_rules::{ByColor, Color, IllegalMove, Move, MoveList, Position};
-use xq_session::{Event, MatchConfig, Played, Record, Status, UndoRequest};
+use xq_session::{Event, GameResult, MatchConfig, Played, Record, Status, UndoRequest, WinReason};
 
 use crate::record;
 
@@ -19,12 +19,15 @@ use crate::record;
 ///
 /// It does no IO and reads no clock: clocks are kept as last reported, with whether the side
 /// to move's clock runs, so a UI counts down from the moment it received them
-/// ([`clocks_after`](Self::clocks_after)).
+/// ([`clocks_after`](Self::clocks_after)). The end of a game reports no clocks, yet the
+/// relay's stop where the game ended; so the caller says when each event arrived, counted from
+/// the snapshot, and the end stops the side to move's running clock where it stands on the
+/// end's arrival, or at zero if its flag fell, as a snapshot taken after the end shows them.
 ///
 /// # Inputs
 ///
 /// - [`Mirror::from_snapshot`] on join, resume and (re)start of a match;
-/// - [`apply`](Self::apply) for every `ServerMsg::Event`;
+/// - [`apply`](Self::apply) for every `ServerMsg::Event`, with the time since the snapshot;
 /// - [`set_presence`](Self::set_presence) for `ServerMsg::Presence`;
 /// - [`note_rematch_request`](Self::note_rematch_request) for `ServerMsg::RematchRequested`.
 ///
@@ -33,6 +36,8 @@ use crate::record;
 /// # Examples
 ///
 /// ```
+/// use std::time::Duration;
+///
 /// use xq_client::{Applied, Mirror};
 /// use xq_protocol::{RoomCode, SeatInfo, Snapshot};
 /// use xq_rules::{ByColor, Color, Move, Position, Square};
@@ -63,8 +68,9 @@ use crate::record;
 ///     ply: 1,
 ///     clocks: None,
 /// };
-/// assert_eq!(mirror.apply(0, &event)?, Applied::New);
-/// assert_eq!(mirror.apply(0, &event)?, Applied::AlreadySeen);
+/// let after = Duration::from_millis(1_500); // since the snapshot arrived
+/// assert_eq!(mirror.apply(after, 0, &event)?, Applied::New);
+/// assert_eq!(mirror.apply(after, 0, &event)?, Applied::AlreadySeen);
 /// assert_eq!(mirror.turn(), Color::Black);
 /// assert_eq!(mirror.position(), &Position::startpos().play(mv)?);
 /// # Ok::<_, Box<dyn std::error::Error>>(())
@@ -80,6 +86,8 @@ pub struct Mirror {
     legal: MoveList,
     clocks: Option<ByColor<Duration>>,
     clocks_running: bool,
+    /// When `clocks` were reported, counted from the snapshot.
+    clocks_reported: Duration,
     pending_undo: Option<UndoRequest>,
     pending_draw: Option<Color>,
     status: Status,
@@ -165,6 +173,7 @@ impl Mirror {
             legal: MoveList::new(),
             clocks: snapshot.clocks,
             clocks_running: snapshot.clocks_running,
+            clocks_reported: Duration::ZERO,
             pending_undo: snapshot.pending_undo,
             pending_draw: snapshot.pending_draw,
             status: snapshot.status,
@@ -180,13 +189,24 @@ impl Mirror {
         Ok(mirror)
     }
 
-    /// Applies the relay's event number `seq`, if it is the next one.
+    /// Applies the relay's event number `seq`, if it is the next one, on its arrival
+    /// `since_snapshot` after the snapshot the mirror was built from (on the caller's clock).
+    ///
+    /// The time matters only to the end of a game, which reports no clocks: the side to
+    /// move's running clock stops where it stands at the end's arrival, and the loser's clock
+    /// shows zero after a loss on time. (The relay stopped its clock a network delay before
+    /// the end arrives, and sent the last report a delay before it arrived: the two cancel.)
     ///
     /// # Errors
     ///
     /// [`MirrorError::Gap`] if events before `seq` are missing; otherwise the error saying why
     /// the event does not fit the mirrored match. Either way the mirror is unchanged.
-    pub fn apply(&mut self, seq: u64, event: &Event) -> Result<Applied, MirrorError> {
+    pub fn apply(
+        &mut self,
+        since_snapshot: Duration,
+        seq: u64,
+        event: &Event,
+    ) -> Result<Applied, MirrorError> {
         if seq < self.next_seq {
             return Ok(Applied::AlreadySeen);
         }
@@ -199,7 +219,7 @@ impl Mirror {
         if !self.status.is_ongoing() {
             return Err(MirrorError::AfterGameOver);
         }
-        self.apply_next(event)?;
+        self.apply_next(since_snapshot, event)?;
         self.next_seq += 1;
         Ok(Applied::New)
     }
@@ -254,7 +274,8 @@ impl Mirror {
         &self.moves
     }
 
-    /// Each side's time as last reported (`None` in an untimed match).
+    /// Each side's time as last reported (`None` in an untimed match), or where the clocks
+    /// stopped once the game is over.
     #[must_use]
     pub const fn clocks(&self) -> Option<ByColor<Duration>> {
         self.clocks
@@ -366,7 +387,7 @@ impl Mirror {
 
     /// Applies the event that is next in line: checks first, then changes, so a refused event
     /// changes nothing.
-    fn apply_next(&mut self, event: &Event) -> Result<(), MirrorError> {
+    fn apply_next(&mut self, since_snapshot: Duration, event: &Event) -> Result<(), MirrorError> {
         match *event {
             Event::MovePlayed {
                 by,
@@ -385,7 +406,7 @@ impl Mirror {
                 }
                 self.push(mv);
                 self.refresh_legal();
-                self.report_clocks(clocks);
+                self.report_clocks(since_snapshot, clocks);
             }
             Event::UndoApplied { plies, clocks, .. } => {
                 let played = self.moves.len();
@@ -395,7 +416,7 @@ impl Mirror {
                 self.moves.truncate(played - plies);
                 self.positions.truncate(played - plies + 1);
                 self.refresh_legal();
-                self.report_clocks(clocks);
+                self.report_clocks(since_snapshot, clocks);
                 // Granting the request consumes it without a separate event.
                 self.pending_undo = None;
             }
@@ -408,16 +429,16 @@ impl Mirror {
                 self.pending_draw = None;
             }
             Event::ClocksPaused { clocks } => {
-                self.clocks = Some(clocks);
+                self.report_clocks(since_snapshot, Some(clocks));
                 self.clocks_running = false;
             }
             Event::ClocksResumed { clocks } => {
-                self.clocks = Some(clocks);
+                self.report_clocks(since_snapshot, Some(clocks));
                 self.clocks_running = true;
             }
             Event::GameOver(result) => {
+                self.stop_clocks(since_snapshot, result);
                 self.status = Status::Finished(result);
-                self.clocks_running = false;
                 // An accepted draw ends the game without lapsing the offer first.
                 self.pending_draw = None;
                 self.pending_undo = None;
@@ -460,9 +481,29 @@ impl Mirror {
         };
     }
 
-    fn report_clocks(&mut self, clocks: Option<ByColor<Duration>>) {
+    /// Takes the clocks an event reported `since_snapshot` (none in an untimed match).
+    fn report_clocks(&mut self, since_snapshot: Duration, clocks: Option<ByColor<Duration>>) {
         if clocks.is_some() {
             self.clocks = clocks;
+            self.clocks_reported = since_snapshot;
         }
+    }
+
+    /// Stops the clocks for the end of the game, which arrived `since_snapshot` with this
+    /// `result`: the side to move's running clock where it stands then, and at zero if its
+    /// flag fell.
+    fn stop_clocks(&mut self, since_snapshot: Duration, result: GameResult) {
+        self.clocks = self.clocks_after(since_snapshot.saturating_sub(self.clocks_reported));
+        if let (
+            Some(clocks),
+            GameResult::Win {
+                winner,
+                reason: WinReason::TimeForfeit,
+            },
+        ) = (&mut self.clocks, result)
+        {
+            clocks[!winner] = Duration::ZERO;
+        }
+        self.clocks_running = false;
     }
 }

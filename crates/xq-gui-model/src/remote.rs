@@ -42,10 +42,6 @@ pub struct RemoteGame {
     /// the room was entered with arrived before the first poll, which is as soon as this
     /// screen can tell the time; `None` until then.
     clocks_since: Option<Timestamp>,
-    /// Where the clocks stood when the relay stopped them without reporting them (a game
-    /// ends with no clocks): the mirror keeps the values of the report before, from which the
-    /// side to move's clock had counted down.
-    clocks_stopped: Option<ByColor<Duration>>,
     requests: mpsc::UnboundedSender<Request>,
     reports: std_mpsc::Receiver<Report>,
 }
@@ -72,7 +68,6 @@ impl RemoteGame {
             seat: room.seat,
             link: Link::Up,
             clocks_since: None,
-            clocks_stopped: None,
             requests,
             reports,
         })
@@ -133,16 +128,14 @@ impl RemoteGame {
     /// them without new values.
     fn set_mirror(&mut self, now: Timestamp, mirror: Mirror) {
         let old = &self.mirror;
-        let same_values =
-            mirror.clocks() == old.clocks() && mirror.moves().len() == old.moves().len();
-        if same_values && old.clocks_running() && !mirror.clocks_running() {
-            self.clocks_stopped = self.clocks(now);
-        } else if !same_values
+        // A mirror that stops its clocks (a pause, the end) stops them where they stood then,
+        // so any change is a new report to count from.
+        if mirror.clocks() != old.clocks()
+            || mirror.moves().len() != old.moves().len()
             || mirror.clocks_running() != old.clocks_running()
             || mirror.status() != old.status()
         {
             self.clocks_since = Some(now);
-            self.clocks_stopped = None;
         }
         if mirror.moves() != self.mirror.moves() || mirror.status() != self.mirror.status() {
             self.record = mirror.record();
@@ -199,11 +192,9 @@ impl GameBackend for RemoteGame {
     }
 
     fn clocks(&self, now: Timestamp) -> Option<ByColor<Duration>> {
-        self.clocks_stopped.or_else(|| {
-            let since = self.clocks_since.unwrap_or(now);
-            self.mirror
-                .clocks_after(now.saturating_duration_since(since))
-        })
+        let since = self.clocks_since.unwrap_or(now);
+        self.mirror
+            .clocks_after(now.saturating_duration_since(since))
     }
 
     fn record(&self) -> Record {

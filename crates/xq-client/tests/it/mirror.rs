@@ -12,8 +12,8 @@ use xq_session::{
 
 use crate::support::{Referee, ms};
 
-/// Checks that the mirror shows what the match holds. `reported` is when the clocks were last
-/// reported to the mirror.
+/// Checks that the mirror shows what the match holds at `now`. `reported` is when the clocks
+/// were last reported to the mirror; once the game is over, `now` is when it ended.
 fn assert_in_step(mirror: &Mirror, game: &Match, now: Timestamp, reported: Timestamp) {
     assert_eq!(mirror.position(), game.position());
     assert_eq!(
@@ -37,10 +37,17 @@ fn assert_in_step(mirror: &Mirror, game: &Match, now: Timestamp, reported: Times
     } else {
         assert!(mirror.legal_moves().is_empty());
         assert!(!mirror.clocks_running());
+        // Stopped where the match's stopped, for good.
+        assert_eq!(mirror.clocks(), game.clocks(now));
+        assert_eq!(
+            mirror.clocks_after(Duration::from_secs(60)),
+            mirror.clocks()
+        );
     }
 }
 
-/// Drives a match and a mirror side by side, one second per command.
+/// Drives a match and a mirror side by side, one second per command. The mirror's snapshot
+/// arrived at 0, and each event arrives when the match emits it.
 struct Pair {
     referee: Referee,
     mirror: Mirror,
@@ -77,9 +84,15 @@ impl Pair {
             .handle(ms(self.now), command)
             .unwrap_or_else(|e| panic!("{command:?}: {e}"));
         assert!(!events.is_empty());
+        self.take(events);
+        self.check();
+    }
+
+    /// Applies the match's `events`, which arrive now.
+    fn take(&mut self, events: Vec<(u64, Event)>) {
         for (seq, event) in events {
             assert_eq!(
-                self.mirror.apply(seq, &event),
+                self.mirror.apply(self.since_snapshot(), seq, &event),
                 Ok(Applied::New),
                 "{event:?}"
             );
@@ -90,7 +103,10 @@ impl Pair {
                 self.reported = self.now;
             }
         }
-        self.check();
+    }
+
+    fn since_snapshot(&self) -> Duration {
+        Duration::from_millis(self.now)
     }
 
     fn play(&mut self, iccs: &str) {
@@ -249,9 +265,10 @@ fn a_mid_game_snapshot_and_replayed_events_end_in_the_same_place() {
     let mut mirror = Mirror::from_snapshot(&snapshot).unwrap_or_else(|e| panic!("{e}"));
     assert_in_step(&mirror, &earlier, ms(at), ms(at));
     // The relay resends from an earlier event: those already in the snapshot are skipped.
+    let since_snapshot = Duration::from_millis(full.now - at);
     let mut new = 0;
     for (seq, event) in &full.referee.log[1..] {
-        match mirror.apply(*seq, event) {
+        match mirror.apply(since_snapshot, *seq, event) {
             Ok(Applied::New) => {
                 assert!(*seq >= resumed_from);
                 new += 1;
@@ -290,7 +307,7 @@ fn a_gap_is_refused_and_changes_nothing() {
     let before = mirror.clone();
     let (seq, event) = &referee.log[1];
     assert_eq!(
-        mirror.apply(*seq, event),
+        mirror.apply(Duration::ZERO, *seq, event),
         Err(MirrorError::Gap {
             expected: 0,
             received: 1
@@ -315,15 +332,15 @@ fn events_that_do_not_fit_are_refused_and_change_nothing() {
         clocks: None,
     };
     assert!(matches!(
-        mirror.apply(0, &played(Color::Red, "a0a5", 1)),
+        mirror.apply(Duration::ZERO, 0, &played(Color::Red, "a0a5", 1)),
         Err(MirrorError::IllegalMove { ply: 1, .. })
     ));
     assert!(matches!(
-        mirror.apply(0, &played(Color::Black, "h7e7", 1)),
+        mirror.apply(Duration::ZERO, 0, &played(Color::Black, "h7e7", 1)),
         Err(MirrorError::OutOfTurn { .. })
     ));
     assert!(matches!(
-        mirror.apply(0, &played(Color::Red, "h2e2", 3)),
+        mirror.apply(Duration::ZERO, 0, &played(Color::Red, "h2e2", 3)),
         Err(MirrorError::PlyMismatch {
             expected: 1,
             reported: 3
@@ -335,7 +352,7 @@ fn events_that_do_not_fit_are_refused_and_change_nothing() {
         clocks: None,
     };
     assert_eq!(
-        mirror.apply(0, &undo),
+        mirror.apply(Duration::ZERO, 0, &undo),
         Err(MirrorError::UndoTooFar {
             plies: 1,
             played: 0
@@ -347,9 +364,12 @@ fn events_that_do_not_fit_are_refused_and_change_nothing() {
         winner: Color::Black,
         reason: WinReason::Resignation,
     };
-    assert_eq!(mirror.apply(0, &Event::GameOver(result)), Ok(Applied::New));
     assert_eq!(
-        mirror.apply(1, &played(Color::Red, "h2e2", 1)),
+        mirror.apply(Duration::ZERO, 0, &Event::GameOver(result)),
+        Ok(Applied::New)
+    );
+    assert_eq!(
+        mirror.apply(Duration::ZERO, 1, &played(Color::Red, "h2e2", 1)),
         Err(MirrorError::AfterGameOver)
     );
 }
@@ -388,10 +408,10 @@ fn a_fallen_flag_ends_the_game() {
     let mut pair = Pair::timed();
     pair.play("h2e2");
     pair.now += 700_000;
-    for (seq, event) in pair.referee.timeout(ms(pair.now)) {
-        assert_eq!(pair.mirror.apply(seq, &event), Ok(Applied::New));
-    }
+    let events = pair.referee.timeout(ms(pair.now));
+    pair.take(events);
     pair.check();
+    assert_eq!(pair.mirror.clocks().map(|c| c.black), Some(Duration::ZERO));
     assert_eq!(
         pair.mirror.status(),
         Status::Finished(GameResult::Win {

@@ -1,12 +1,16 @@
-//! Clients in the rooms of a real relay (`xq-server`) on `mem://`: how a match starts.
+//! Clients in the rooms of a real relay (`xq-server`) on `mem://`: how a match starts, and
+//! the clocks once it is over.
 
 use std::time::Duration;
 
 use xq_client::{Client, ClientEvent};
-use xq_protocol::{RoomOptions, SeatChoice};
-use xq_rules::{Color, Square};
+use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
+use xq_rules::{ByColor, Color, Square};
+use xq_session::{GameResult, Status, TimeControl, WinReason};
 
-use crate::support::{connect, play, start, within};
+use crate::support::{
+    connect, play, start, started_with, wait_for_game_over, wait_for_seq, within,
+};
 
 async fn next(client: &mut Client) -> ClientEvent {
     within(client.next_event())
@@ -73,5 +77,83 @@ async fn both_quick_matched_players_are_told_that_the_match_started() {
     let second_room = second_room.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(first_room.code, second_room.code);
     assert_started_once([&mut first, &mut second]).await;
+    server.shutdown().await;
+}
+
+/// Sudden death with `base` on each clock.
+fn sudden_death(base: Duration) -> TimeControl {
+    TimeControl::Increment {
+        base,
+        increment: Duration::ZERO,
+    }
+}
+
+/// The clocks in the mirror of `client`.
+fn clocks(client: &Client) -> Option<ByColor<Duration>> {
+    client.mirror().and_then(|mirror| mirror.clocks())
+}
+
+/// The clocks that a spectator who comes into room `code` now finds in the relay's snapshot.
+async fn clocks_of_a_late_spectator(url: &str, code: RoomCode) -> Option<ByColor<Duration>> {
+    let spectator = connect(url).await;
+    within(spectator.spectate(code))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    clocks(&spectator)
+}
+
+// Paused time: the relay and the clients share tokio's clock, so the clocks are exact.
+#[tokio::test(start_paused = true)]
+async fn after_a_fallen_flag_the_players_see_the_clocks_a_late_spectator_sees() {
+    let (server, url) = start("room-flag-clocks", Duration::from_secs(60)).await;
+    let base = Duration::from_millis(1_500);
+    let (mut red, mut black, room) = started_with(&url, sudden_death(base)).await;
+    play(&red, Square::H2, Square::E2).await;
+    // Black never moves: the relay flags it.
+    for player in [&mut red, &mut black] {
+        wait_for_game_over(player).await;
+        let status = player.mirror().map(|mirror| mirror.status());
+        assert_eq!(
+            status,
+            Some(Status::Finished(GameResult::Win {
+                winner: Color::Red,
+                reason: WinReason::TimeForfeit
+            }))
+        );
+    }
+    let expected = Some(ByColor {
+        red: base,
+        black: Duration::ZERO,
+    });
+    assert_eq!(clocks_of_a_late_spectator(&url, room.code).await, expected);
+    assert_eq!(clocks(&red), expected);
+    assert_eq!(clocks(&black), expected);
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_resignation_stops_the_running_clock_when_the_game_ends() {
+    let (server, url) = start("room-resign-clocks", Duration::from_secs(60)).await;
+    let minute = Duration::from_secs(60);
+    let (mut red, mut black, room) = started_with(&url, sudden_death(minute)).await;
+    play(&red, Square::H2, Square::E2).await;
+    wait_for_seq(&mut black, 0).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    play(&black, Square::H9, Square::G7).await;
+    wait_for_seq(&mut red, 1).await;
+    // Red thinks for 7 s after Black's move, then resigns: its clock stops there, not where
+    // Black's move left it.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    within(red.resign()).await.unwrap_or_else(|e| panic!("{e}"));
+    for player in [&mut red, &mut black] {
+        wait_for_game_over(player).await;
+    }
+    let expected = Some(ByColor {
+        red: minute - Duration::from_secs(7),
+        black: minute - Duration::from_secs(2),
+    });
+    assert_eq!(clocks_of_a_late_spectator(&url, room.code).await, expected);
+    assert_eq!(clocks(&red), expected);
+    assert_eq!(clocks(&black), expected);
     server.shutdown().await;
 }

@@ -252,6 +252,20 @@ pub(crate) async fn wait_for_seq(client: &mut Client, seq: u64) {
     .await;
 }
 
+/// Waits until `client` has seen the end of its game.
+pub(crate) async fn wait_for_game_over(client: &mut Client) {
+    wait_for(client, |event| {
+        matches!(
+            event,
+            ClientEvent::Match {
+                event: Event::GameOver(_),
+                ..
+            }
+        )
+    })
+    .await;
+}
+
 /// Red and Black in a started untimed match of a room created by Red.
 pub(crate) async fn started(url: &str) -> (Client, Client, Room) {
     started_with(url, TimeControl::Untimed).await
