@@ -10,7 +10,7 @@ use xq_session::Command;
 use xq_transport::Connection;
 
 use crate::driver::Driver;
-use crate::state::{Entry, EntryKind, Link, Shared};
+use crate::state::{Entry, EntryKind, Leaving, Link, Shared, State};
 use crate::{ClientError, ClientEvent, ClientOptions, Mirror, Room, link};
 
 /// A connection to a relay, over any transport, with a mirror of the room's match that stays
@@ -224,6 +224,54 @@ impl Client {
         self.command_as_seat(|by| Command::Resign { by }).await
     }
 
+    /// Leaves the room and stays connected, free to create, join, quick match or spectate
+    /// again: the relay refuses those ([`xq_protocol::ErrorCode::AlreadyInRoom`]) while the
+    /// client is in a room, even once its game is over. When this returns, none of the room's
+    /// messages arrive any more, and [`room`](Self::room), [`mirror`](Self::mirror) and
+    /// [`resume_token`](Self::resume_token) are `None`.
+    ///
+    /// A spectator simply stops watching. A player leaves its seat as if its connection had
+    /// failed: the others are told that it is away ([`ClientEvent::Presence`]), and the relay
+    /// holds the seat for its grace period (60 s by default), in which a resume token saved
+    /// before leaving takes it back ([`Client::resume`]). So leaving a game that is over gives
+    /// up the seat, and any rematch, once the grace period ends. Leaving a game still on does
+    /// not end it: the clocks run on, and a player who is not back when the grace period ends
+    /// loses by abandonment. [`resign`](Self::resign) first to end it at once. A room nobody
+    /// has joined yet is not held: it closes.
+    ///
+    /// The relay disconnects a connection that stays in no room for its lobby timeout (60 s
+    /// by default) with [`xq_protocol::DisconnectReason::Idle`].
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NotInRoom`] outside a room; [`ClientError::RequestPending`] while a room
+    /// request waits for its answer (a quick match looking for an opponent too);
+    /// [`ClientError::Refused`] if the relay refuses; [`ClientError::ConnectionLost`] if the
+    /// connection fails before the relay answers, after which the client is back in the room
+    /// as after any failure (leave again after [`ClientEvent::Reconnected`]); otherwise why
+    /// the request could not be sent. A refused or failed leave changes nothing.
+    pub async fn leave(&self) -> Result<(), ClientError> {
+        let (reply, answer) = oneshot::channel();
+        self.request(answer, |state| {
+            if state.room.is_none() {
+                return Err(ClientError::NotInRoom);
+            }
+            let fence = state.next_fence();
+            let done = state.next_fence();
+            state.leaving = Some(Leaving {
+                reply,
+                fence: Some(fence),
+                done,
+            });
+            Ok(vec![
+                ClientMsg::Ping { nonce: fence },
+                ClientMsg::Leave,
+                ClientMsg::Ping { nonce: done },
+            ])
+        })
+        .await
+    }
+
     /// Asks for a rematch once the game is over (or agrees to the opponent's request).
     ///
     /// # Errors
@@ -340,41 +388,48 @@ impl Client {
     async fn enter(&self, msg: ClientMsg) -> Result<Room, ClientError> {
         let starts_match = matches!(msg, ClientMsg::JoinRoom { .. } | ClientMsg::QuickMatch(_));
         let (reply, answer) = oneshot::channel();
-        let turn = self.sending.lock().await;
-        let (conn, nonce) = {
-            let mut state = self.shared.lock();
-            let conn = state.connection()?;
-            if state.entry.is_some() {
-                return Err(ClientError::RequestPending);
-            }
-            state.fences += 1;
-            let nonce = state.fences;
+        self.request(answer, |state| {
+            let fence = state.next_fence();
             state.entry = Some(Entry {
                 kind: EntryKind::Request(reply),
-                fence: Some(nonce),
+                fence: Some(fence),
                 joined: false,
                 starts_match,
             });
-            (conn, nonce)
+            Ok(vec![ClientMsg::Ping { nonce: fence }, msg])
+        })
+        .await
+    }
+
+    /// Sends a request that the driver answers from what the relay says, and waits for the
+    /// answer on `answer`. `register` puts the request in the state and gives the messages
+    /// that make it, fences included, which are sent in one turn so that nothing comes between
+    /// them. A request that cannot be sent is withdrawn.
+    async fn request<T>(
+        &self,
+        answer: oneshot::Receiver<Result<T, ClientError>>,
+        register: impl FnOnce(&mut State) -> Result<Vec<ClientMsg>, ClientError>,
+    ) -> Result<T, ClientError> {
+        let turn = self.sending.lock().await;
+        let (conn, msgs) = {
+            let mut state = self.shared.lock();
+            let conn = state.connection()?;
+            if state.is_waiting() {
+                return Err(ClientError::RequestPending);
+            }
+            (conn, register(&mut state)?)
         };
         let sent = async {
-            link::send(&*conn, &ClientMsg::Ping { nonce }).await?;
-            link::send(&*conn, &msg).await
+            for msg in &msgs {
+                link::send(&*conn, msg).await?;
+            }
+            Ok(())
         }
         .await;
         drop(turn);
         if let Err(error) = sent {
             drop(answer);
-            let mut state = self.shared.lock();
-            // Only withdraw our own entry: its reply channel closed with `answer`.
-            if let Some(Entry {
-                kind: EntryKind::Request(reply),
-                ..
-            }) = &state.entry
-                && reply.is_closed()
-            {
-                state.entry = None;
-            }
+            self.shared.lock().withdraw_abandoned();
             return Err(error);
         }
         answer.await.unwrap_or(Err(ClientError::Closed))

@@ -9,7 +9,7 @@ use xq_protocol::ServerMsg;
 use xq_transport::Connection;
 
 use crate::reconnect::{Rejoin, reconnect};
-use crate::state::{Entry, EntryKind, Link, Seating, Shared};
+use crate::state::{Entry, EntryKind, Leaving, Link, Seating, Shared};
 use crate::{Applied, ClientError, ClientEvent, ClientOptions, Mirror, Room, link};
 
 /// The connection's reader. It makes no game decisions: it applies what the relay says.
@@ -111,6 +111,15 @@ impl Driver {
                 if let Some(entry) = state.entry.as_mut().filter(|e| e.fence == Some(nonce)) {
                     entry.fence = None;
                 }
+                if let Some(leaving) = state.leaving.as_mut().filter(|l| l.fence == Some(nonce)) {
+                    leaving.fence = None;
+                }
+                if let Some(leaving) = state.leaving.take_if(|l| l.done == nonce) {
+                    // The relay took the leave, and sends nothing more of the room.
+                    state.room = None;
+                    state.mirror = None;
+                    let _ = leaving.reply.send(Ok(()));
+                }
             }
             ServerMsg::Queued => self.emit(ClientEvent::Queued),
             ServerMsg::Snapshot(snapshot) => {
@@ -180,7 +189,12 @@ impl Driver {
                         kind: EntryKind::Resume,
                         ..
                     }) => return Err(ClientError::Refused { code, message }),
-                    None => self.emit(ClientEvent::Rejected { code, message }),
+                    None => match state.leaving.take_if(|l| l.fence.is_none()) {
+                        Some(Leaving { reply, .. }) => {
+                            let _ = reply.send(Err(ClientError::Refused { code, message }));
+                        }
+                        None => self.emit(ClientEvent::Rejected { code, message }),
+                    },
                 }
             }
             ServerMsg::Disconnect { reason, message } => {

@@ -67,7 +67,11 @@ pub enum ClientError {
     /// The command needs a seat, and the client is not in a room or only watches.
     #[error("not seated in a room")]
     NotSeated,
-    /// Another create, join, quick match or spectate request still waits for its answer.
+    /// Leaving needs a room, and the client is in none.
+    #[error("not in a room")]
+    NotInRoom,
+    /// Another create, join, quick match, spectate or leave request still waits for its
+    /// answer.
     #[error("another room request is pending")]
     RequestPending,
 }

@@ -2,7 +2,8 @@
 //! player's commands and keeps a local mirror of the match in step with the relay.
 //!
 //! - [`Client`] is the async side: [`Client::connect`] by URL (`mem://`, `udp://`,
-//!   `quic://…?fp=<hex>`), then create, join, quick match or spectate; commands such as
+//!   `quic://…?fp=<hex>`), then create, join, quick match or spectate, and
+//!   [`Client::leave`] for another room on the same connection; commands such as
 //!   [`Client::play`]; a stream of [`ClientEvent`]s; and automatic reconnection with the
 //!   seat's resume token for the relay's grace period. A program restarted while seated
 //!   takes its seat back with [`Client::resume`] and the token it saved from

@@ -21,7 +21,9 @@ pub(crate) struct State {
     pub(crate) mirror: Option<Mirror>,
     /// The entry into a room that waits for `Joined` and a snapshot.
     pub(crate) entry: Option<Entry>,
-    /// The nonce of the last fence sent ([`Entry::fence`]).
+    /// The leave that waits for the relay; never at the same time as an entry.
+    pub(crate) leaving: Option<Leaving>,
+    /// The nonce of the last ping sent as a fence ([`Entry::fence`], [`Leaving::done`]).
     pub(crate) fences: u64,
 }
 
@@ -65,6 +67,17 @@ impl Entry {
     }
 }
 
+/// The owner's leave in progress. The relay only answers a leave to refuse it, so a ping
+/// follows it too: its pong, with no refusal before, says that the relay took it.
+pub(crate) struct Leaving {
+    pub(crate) reply: oneshot::Sender<Result<(), ClientError>>,
+    /// The nonce of the ping sent just before the leave, until its pong arrives, as
+    /// [`Entry::fence`]: the first refusal after it answers the leave.
+    pub(crate) fence: Option<u64>,
+    /// The nonce of the ping sent just after the leave.
+    pub(crate) done: u64,
+}
+
 /// Who waits for an entry.
 pub(crate) enum EntryKind {
     /// The owner's create, join, quick match or spectate request, or the resume that
@@ -82,6 +95,7 @@ impl Shared {
             room: None,
             mirror: None,
             entry,
+            leaving: None,
             fences: 0,
         };
         Arc::new(Self {
@@ -111,14 +125,39 @@ impl State {
         }
     }
 
-    /// Fails the owner's pending room request, if there is one, with `error`.
+    /// Whether a room request, a resume or a leave waits for the relay.
+    pub(crate) const fn is_waiting(&self) -> bool {
+        self.entry.is_some() || self.leaving.is_some()
+    }
+
+    /// A nonce for a fence, never used before on this client.
+    pub(crate) const fn next_fence(&mut self) -> u64 {
+        self.fences += 1;
+        self.fences
+    }
+
+    /// Fails the owner's pending room request or leave, if there is one, with `error`.
     pub(crate) fn fail_request(&mut self, error: impl FnOnce() -> ClientError) {
+        let (entry, leaving) = (self.entry.take(), self.leaving.take());
+        // At most one waits: a request is refused while another does.
         if let Some(Entry {
             kind: EntryKind::Request(reply),
             ..
-        }) = self.entry.take()
+        }) = entry
         {
             let _ = reply.send(Err(error()));
+        } else if let Some(leaving) = leaving {
+            let _ = leaving.reply.send(Err(error()));
         }
+    }
+
+    /// Withdraws the owner's request whose answer nobody waits for any more (sending it
+    /// failed), leaving any other (the driver's resume) in place.
+    pub(crate) fn withdraw_abandoned(&mut self) {
+        self.entry.take_if(|entry| match &entry.kind {
+            EntryKind::Request(reply) => reply.is_closed(),
+            EntryKind::Resume => false,
+        });
+        self.leaving.take_if(|leaving| leaving.reply.is_closed());
     }
 }

@@ -584,6 +584,84 @@ async fn close_leaves_the_room_and_ends_the_stream() {
     ));
 }
 
+/// The relay answers a leave only to refuse it: the client waits for the pong of a ping sent
+/// after it, and takes the first refusal after the pong of the one sent before as the leave's.
+#[tokio::test]
+async fn a_leave_is_answered_by_the_relay_and_a_refusal_changes_nothing() {
+    let relay = Relay::listen("client-leave").await;
+    let referee = Referee::new(MatchConfig::default());
+    let (mut client, peer) = seated_at_red(&relay, &referee).await;
+    let room = client.room();
+
+    let (left, ()) = tokio::join!(client.leave(), async {
+        assert_eq!(peer.recv().await, ClientMsg::Leave);
+        peer.send(ServerMsg::Error {
+            code: ErrorCode::NotInRoom,
+            message: "you are in no room".into(),
+        })
+        .await;
+        peer.answer_ping().await;
+    });
+    assert!(
+        matches!(
+            left,
+            Err(ClientError::Refused {
+                code: ErrorCode::NotInRoom,
+                ..
+            })
+        ),
+        "{left:?}"
+    );
+    assert_eq!(client.room(), room);
+    assert!(client.mirror().is_some());
+    assert_eq!(client.resume_token(), Some(TOKEN));
+
+    // The refusal of a command sent before is not the leave's answer.
+    client.rematch().await.unwrap_or_else(|e| panic!("{e}"));
+    let (left, ()) = tokio::join!(client.leave(), async {
+        assert_eq!(peer.recv().await, ClientMsg::Rematch);
+        peer.send(ServerMsg::Error {
+            code: ErrorCode::GameNotOver,
+            message: "the game is not over".into(),
+        })
+        .await;
+        assert_eq!(peer.recv().await, ClientMsg::Leave);
+        peer.answer_ping().await;
+    });
+    left.unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Rejected {
+            code: ErrorCode::GameNotOver,
+            ..
+        }
+    ));
+    assert_eq!(client.room(), None);
+    assert_eq!(client.mirror(), None);
+    assert_eq!(client.resume_token(), None);
+
+    // Outside a room there is nothing to leave: refused at once, and nothing is sent.
+    assert!(matches!(client.leave().await, Err(ClientError::NotInRoom)));
+    client.rematch().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(peer.recv().await, ClientMsg::Rematch);
+}
+
+#[tokio::test]
+async fn a_quick_match_looking_for_an_opponent_cannot_be_left() {
+    let relay = Relay::listen("client-leave-queue").await;
+    let (client, peer) = connect(&relay).await;
+    let quick = client.quick_match(RoomOptions::default());
+    tokio::pin!(quick);
+    tokio::select! {
+        room = &mut quick => panic!("no answer was sent, yet {room:?}"),
+        msg = peer.recv() => assert!(matches!(msg, ClientMsg::QuickMatch(_))),
+    }
+    assert!(matches!(
+        client.leave().await,
+        Err(ClientError::RequestPending)
+    ));
+}
+
 #[tokio::test]
 async fn resuming_presents_the_token_in_the_hello() {
     let relay = Relay::listen("client-resume-hello").await;

@@ -1,15 +1,16 @@
-//! Clients in the rooms of a real relay (`xq-server`) on `mem://`: how a match starts, and
-//! the clocks once it is over.
+//! Clients in the rooms of a real relay (`xq-server`) on `mem://`: how a match starts, the
+//! clocks once it is over, and leaving a room.
 
 use std::time::Duration;
 
-use xq_client::{Client, ClientEvent};
-use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
+use xq_client::{Client, ClientError, ClientEvent};
+use xq_protocol::{ErrorCode, RoomCode, RoomOptions, SeatChoice};
 use xq_rules::{ByColor, Color, Square};
 use xq_session::{GameResult, Status, TimeControl, WinReason};
 
 use crate::support::{
-    connect, play, start, started_with, wait_for_game_over, wait_for_seq, within,
+    connect, options, play, start, started, started_with, wait_for, wait_for_game_over,
+    wait_for_seq, within,
 };
 
 async fn next(client: &mut Client) -> ClientEvent {
@@ -155,5 +156,107 @@ async fn a_resignation_stops_the_running_clock_when_the_game_ends() {
     assert_eq!(clocks_of_a_late_spectator(&url, room.code).await, expected);
     assert_eq!(clocks(&red), expected);
     assert_eq!(clocks(&black), expected);
+    server.shutdown().await;
+}
+
+/// Waits until `client` is told that the player at `seat` left or came back.
+async fn wait_for_presence(client: &mut Client, seat: Color, connected: bool) {
+    wait_for(client, |event| {
+        matches!(
+            event,
+            ClientEvent::Presence { seat: s, connected: c } if *s == seat && *c == connected
+        )
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn after_a_game_the_players_leave_and_play_again_on_the_same_connections() {
+    let (server, url) = start("room-leave-again", Duration::from_secs(60)).await;
+    let (mut red, mut black, room) = started(&url).await;
+    let elsewhere = within(red.create(RoomOptions::default())).await;
+    assert!(
+        matches!(
+            elsewhere,
+            Err(ClientError::Refused {
+                code: ErrorCode::AlreadyInRoom,
+                ..
+            })
+        ),
+        "{elsewhere:?}"
+    );
+    within(red.resign()).await.unwrap_or_else(|e| panic!("{e}"));
+    for player in [&mut red, &mut black] {
+        wait_for_game_over(player).await;
+    }
+
+    within(red.leave()).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(red.room(), None);
+    assert_eq!(red.mirror(), None);
+    assert_eq!(red.resume_token(), None);
+    wait_for_presence(&mut black, Color::Red, false).await;
+    within(black.leave())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    // Black creates the next room, at Red this time, and Red joins it.
+    let options = RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    };
+    let again = within(black.create(options))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(again.code, room.code);
+    let joined = within(red.join(again.code))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(joined.seat, Some(Color::Black));
+    play(&black, Square::H2, Square::E2).await;
+    wait_for_seq(&mut red, 0).await;
+    let mirror = red.mirror().unwrap_or_else(|| panic!("no mirror"));
+    assert_eq!(mirror.code(), again.code);
+    assert_eq!(mirror.moves().len(), 1);
+    assert!(red.is_connected() && black.is_connected());
+    server.shutdown().await;
+}
+
+// Paused time: the grace period passes at once.
+#[tokio::test(start_paused = true)]
+async fn a_seat_left_in_a_game_still_on_is_held_for_the_grace_period_then_lost() {
+    let grace = Duration::from_secs(5);
+    let (server, url) = start("room-leave-running", grace).await;
+    let (mut red, black, _) = started(&url).await;
+    play(&red, Square::H2, Square::E2).await;
+    let token = black
+        .resume_token()
+        .unwrap_or_else(|| panic!("a seated player has a token"));
+    within(black.leave())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    wait_for_presence(&mut red, Color::Black, false).await;
+
+    // Within the grace period, the saved token takes the seat back.
+    let black = within(Client::resume(&url, token, options()))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(black.room().and_then(|room| room.seat), Some(Color::Black));
+    wait_for_presence(&mut red, Color::Black, true).await;
+    assert!(red.mirror().is_some_and(|m| m.status().is_ongoing()));
+
+    // Left again and not taken back, it is lost with the game when the grace period ends.
+    within(black.leave())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let left = tokio::time::Instant::now();
+    wait_for_game_over(&mut red).await;
+    assert!(left.elapsed() >= grace, "{:?}", left.elapsed());
+    assert_eq!(
+        red.mirror().map(|m| m.status()),
+        Some(Status::Finished(GameResult::Win {
+            winner: Color::Red,
+            reason: WinReason::Abandonment
+        }))
+    );
     server.shutdown().await;
 }

@@ -179,14 +179,27 @@ impl Peer {
     /// The next message, answering pings on the way as a relay does.
     pub(crate) async fn recv(&self) -> ClientMsg {
         loop {
-            let frame = within(self.conn.recv())
-                .await
-                .unwrap_or_else(|e| panic!("{e}"));
-            match codec::decode(&frame).unwrap_or_else(|e| panic!("{e}")) {
+            match self.recv_any().await {
                 ClientMsg::Ping { nonce } => self.send(ServerMsg::Pong { nonce }).await,
                 msg => return msg,
             }
         }
+    }
+
+    /// Answers the next message, which must be a ping.
+    pub(crate) async fn answer_ping(&self) {
+        match self.recv_any().await {
+            ClientMsg::Ping { nonce } => self.send(ServerMsg::Pong { nonce }).await,
+            other => panic!("expected a ping, got {other:?}"),
+        }
+    }
+
+    /// The next message, whatever it is.
+    async fn recv_any(&self) -> ClientMsg {
+        let frame = within(self.conn.recv())
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        codec::decode(&frame).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Answers a room request: `Joined` for `seat`, then the snapshot.
