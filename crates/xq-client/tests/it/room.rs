@@ -9,8 +9,8 @@ use xq_rules::{ByColor, Color, Square};
 use xq_session::{GameResult, Status, TimeControl, WinReason};
 
 use crate::support::{
-    connect, options, play, start, started, started_with, wait_for, wait_for_game_over,
-    wait_for_seq, within,
+    connect, options, play, seated_with, start, started, started_with, wait_for,
+    wait_for_game_over, wait_for_seq, within,
 };
 
 async fn next(client: &mut Client) -> ClientEvent {
@@ -49,18 +49,7 @@ async fn assert_started_once(mut players: [&mut Client; 2]) {
 #[tokio::test]
 async fn the_creator_and_the_joiner_are_told_that_the_match_started() {
     let (server, url) = start("room-join-starts", Duration::from_secs(60)).await;
-    let mut red = connect(&url).await;
-    let mut black = connect(&url).await;
-    let options = RoomOptions {
-        seat: SeatChoice::Red,
-        ..RoomOptions::default()
-    };
-    let room = within(red.create(options))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    within(black.join(room.code))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (mut red, mut black, _) = seated_with(&url, TimeControl::Untimed).await;
     assert_started_once([&mut red, &mut black]).await;
     server.shutdown().await;
 }

@@ -284,9 +284,20 @@ pub(crate) async fn started(url: &str) -> (Client, Client, Room) {
     started_with(url, TimeControl::Untimed).await
 }
 
-/// Red and Black in a started match under `time_control`, in a room created by Red.
+/// Red and Black in a started match under `time_control`, in a room created by Red, each told
+/// that the match started.
 pub(crate) async fn started_with(url: &str, time_control: TimeControl) -> (Client, Client, Room) {
-    let mut red = connect(url).await;
+    let (mut red, mut black, room) = seated_with(url, time_control).await;
+    for player in [&mut red, &mut black] {
+        wait_for(player, |event| matches!(event, ClientEvent::MatchStarted)).await;
+    }
+    (red, black, room)
+}
+
+/// Red and Black in a started match under `time_control`, in a room created by Red, their
+/// events not read yet.
+pub(crate) async fn seated_with(url: &str, time_control: TimeControl) -> (Client, Client, Room) {
+    let red = connect(url).await;
     let black = connect(url).await;
     let options = RoomOptions {
         seat: SeatChoice::Red,
@@ -299,7 +310,6 @@ pub(crate) async fn started_with(url: &str, time_control: TimeControl) -> (Clien
     within(black.join(room.code))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    wait_for(&mut red, |event| matches!(event, ClientEvent::MatchStarted)).await;
     (red, black, room)
 }
 
