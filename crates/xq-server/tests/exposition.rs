@@ -23,17 +23,23 @@ async fn head_of(addr: SocketAddr, request: &str) -> String {
 
 /// A relay on `mem://NAME` and its metrics endpoint on a free local port, serving.
 async fn serve(name: &str) -> (Server, SocketAddr, JoinHandle<()>) {
+    let (server, endpoint) = bound(name, "127.0.0.1:0").await;
+    let addr = endpoint.local_addr();
+    (server, addr, tokio::spawn(endpoint.serve()))
+}
+
+/// A relay on `mem://NAME` and its metrics endpoint bound to `addr`, not serving yet.
+async fn bound(name: &str, addr: &str) -> (Server, MetricsEndpoint) {
     let server = Server::builder()
         .listen(format!("mem://{name}"))
         .start()
         .await
         .expect("the relay starts");
-    let localhost = "127.0.0.1:0".parse().expect("an address");
-    let endpoint = MetricsEndpoint::bind(localhost, server.metrics())
+    let addr = addr.parse().expect("an address");
+    let endpoint = MetricsEndpoint::bind(addr, server.metrics())
         .await
         .expect("binds");
-    let addr = endpoint.local_addr();
-    (server, addr, tokio::spawn(endpoint.serve()))
+    (server, endpoint)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -72,15 +78,7 @@ async fn the_endpoint_answers_only_get_metrics_and_stops_with_the_relay() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endpoint_on_every_interface_gives_a_loopback_url() {
     tokio::time::timeout(TEST_TIMEOUT, async {
-        let server = Server::builder()
-            .listen("mem://exposition-wildcard")
-            .start()
-            .await
-            .expect("the relay starts");
-        let every = "0.0.0.0:0".parse().expect("an address");
-        let endpoint = MetricsEndpoint::bind(every, server.metrics())
-            .await
-            .expect("binds");
+        let (server, endpoint) = bound("exposition-wildcard", "0.0.0.0:0").await;
         let url = endpoint.url();
         let addr: SocketAddr = url
             .strip_prefix("http://")
