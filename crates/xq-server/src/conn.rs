@@ -36,6 +36,8 @@ pub(crate) struct Conn {
     /// When it last came to the lobby (connected, or left a room), against
     /// [`crate::Config::lobby_timeout`].
     pub(crate) lobby_since: Timestamp,
+    /// Whether the relay's lobby timer holds an entry for it; it holds one at most.
+    pub(crate) lobby_armed: bool,
     /// Its frames' budget, against [`crate::Config::rate_limit`].
     pub(crate) bucket: TokenBucket,
     /// The open rooms it made open, against [`crate::Config::max_rooms_per_connection`].
@@ -81,6 +83,7 @@ impl Conn {
             malformed: 0,
             place: Place::Lobby,
             lobby_since: since,
+            lobby_armed: true,
             bucket: TokenBucket::full(since, rate_limit),
             rooms_open: 0,
             origin,

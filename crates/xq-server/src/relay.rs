@@ -1,7 +1,8 @@
 //! The relay's sans-IO core: connections in, frames out.
 
+use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BinaryHeap, HashMap};
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -82,9 +83,9 @@ pub struct Relay {
     /// The connections gone while rooms they made open are still held: their address, and
     /// how many such rooms, so the address's count drops as those rooms close.
     departed: HashMap<ConnId, (IpAddr, u32)>,
-    /// When each connection that came to the lobby may be idle there until, in that order. A
-    /// connection that has left the lobby, or come back to it since, is skipped when due.
-    lobby: VecDeque<(Timestamp, ConnId)>,
+    /// When to look again at connections in the lobby, earliest first: at most one entry per
+    /// connection (`Conn::lobby_armed`), so leaving rooms in a loop does not grow it.
+    lobby: BinaryHeap<Reverse<(Timestamp, ConnId)>>,
     outbox: Outbox,
     shutting_down: bool,
     metrics: RelayMetrics,
@@ -105,7 +106,7 @@ impl Relay {
             deadlines: Deadlines::default(),
             rooms_by_origin: HashMap::new(),
             departed: HashMap::new(),
-            lobby: VecDeque::new(),
+            lobby: BinaryHeap::new(),
             outbox: Outbox::default(),
             shutting_down: false,
             metrics: RelayMetrics::default(),
@@ -181,7 +182,7 @@ impl Relay {
         let state = Conn::new(now, transport, origin, self.config.rate_limit);
         self.conns.insert(conn, state);
         self.lobby
-            .push_back((now + self.config.lobby_timeout, conn));
+            .push(Reverse((now + self.config.lobby_timeout, conn)));
     }
 
     /// Turns connection `conn` away before it is served, telling it `message`: the driver's
@@ -248,14 +249,21 @@ impl Relay {
     /// Time has passed: flags fall, grace periods end (abandoning games still on), deserted
     /// rooms close. Harmless to call early or often.
     pub fn handle_timeout(&mut self, now: Timestamp) {
-        while let Some(&(due, conn)) = self.lobby.front()
+        while let Some(&Reverse((due, conn))) = self.lobby.peek()
             && due <= now
         {
-            self.lobby.pop_front();
-            let idle = self.conns.get(&conn).is_some_and(|state| {
-                state.place == Place::Lobby && state.lobby_since + self.config.lobby_timeout <= now
-            });
-            if idle {
+            self.lobby.pop();
+            let Some(state) = self.conns.get_mut(&conn) else {
+                continue;
+            };
+            let idle_until = state.lobby_since + self.config.lobby_timeout;
+            if state.place != Place::Lobby {
+                // Armed again if it comes back ([`Self::leave`]).
+                state.lobby_armed = false;
+            } else if idle_until > now {
+                // It left a room since this entry was made.
+                self.lobby.push(Reverse((idle_until, conn)));
+            } else {
                 let message = "in no room for too long";
                 self.close(now, conn, DisconnectReason::Idle, message);
             }
@@ -323,7 +331,7 @@ impl Relay {
     /// for time to pass.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        let idle = self.lobby.front().map(|&(due, _)| due);
+        let idle = self.lobby.peek().map(|&Reverse((due, _))| due);
         self.deadlines.next().into_iter().chain(idle).min()
     }
 
@@ -580,8 +588,11 @@ impl Relay {
         self.set_place(conn, Place::Lobby);
         if let Some(state) = self.conns.get_mut(&conn) {
             state.lobby_since = now;
-            self.lobby
-                .push_back((now + self.config.lobby_timeout, conn));
+            if !state.lobby_armed {
+                state.lobby_armed = true;
+                self.lobby
+                    .push(Reverse((now + self.config.lobby_timeout, conn)));
+            }
         }
         Ok(())
     }
@@ -884,4 +895,61 @@ fn describe(code: ErrorCode) -> String {
         _ => "request refused",
     };
     text.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, codec};
+
+    use super::*;
+
+    /// Leaving rooms in a loop keeps one lobby timer entry per connection, and the timer still
+    /// counts from the last leave.
+    #[test]
+    fn the_lobby_timer_holds_one_entry_per_connection() {
+        let mut relay = Relay::new(Config::default(), [3; 32]);
+        let mut now = Timestamp::from_millis(0);
+        let send = |relay: &mut Relay, now, conn, msg: &ClientMsg| {
+            let frame = codec::to_frame(msg).unwrap_or_else(|e| panic!("{e}"));
+            relay.handle_frame(now, conn, &frame);
+            while relay.poll_output().is_some() {}
+        };
+        let hello = ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: "test".into(),
+            resume: None,
+        };
+        let (creator, watcher) = (ConnId(1), ConnId(2));
+        for conn in [creator, watcher] {
+            relay.handle_connect(now, conn, "mem", None);
+            send(&mut relay, now, conn, &hello);
+        }
+        send(
+            &mut relay,
+            now,
+            creator,
+            &ClientMsg::CreateRoom(RoomOptions::default()),
+        );
+        let code = relay
+            .rooms
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or_else(|| panic!("no room"));
+        // Under the rate limit, and for longer than the timeout, so entries fall due meanwhile.
+        for _ in 0..300 {
+            now = now + Duration::from_millis(500);
+            send(&mut relay, now, watcher, &ClientMsg::Spectate { code });
+            send(&mut relay, now, watcher, &ClientMsg::Leave);
+        }
+        // The watcher's entry; the creator's went once it was found in its room.
+        assert_eq!(relay.lobby.len(), 1);
+        let left = now;
+        relay.handle_timeout(left + (relay.config.lobby_timeout - Duration::from_millis(1)));
+        assert_eq!(relay.connection_count(), 2);
+        relay.handle_timeout(left + relay.config.lobby_timeout);
+        assert_eq!(relay.connection_count(), 1);
+    }
 }
