@@ -2,7 +2,7 @@
 //! address.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
 use crate::ConnId;
 
@@ -18,8 +18,10 @@ pub(crate) struct Admission {
 }
 
 /// Where connections come from: the IP address without the port (one host's many sockets
-/// count as one source), or the whole name of a peer that is no socket address (`mem`).
-/// IP addresses, the common case, are kept without an allocation.
+/// count as one source) and, for IPv6, without its last 64 bits (one host commonly holds a
+/// whole /64, and counting its addresses apart would give it millions of places); or the
+/// whole name of a peer that is no socket address (`mem`). IP addresses, the common case, are
+/// kept without an allocation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Source {
     Ip(IpAddr),
@@ -28,8 +30,22 @@ enum Source {
 
 impl Source {
     fn of(peer: &str) -> Self {
-        peer.parse::<SocketAddr>()
-            .map_or_else(|_| Self::Name(peer.into()), |addr| Self::Ip(addr.ip()))
+        peer.parse::<SocketAddr>().map_or_else(
+            |_| Self::Name(peer.into()),
+            |addr| Self::Ip(host(addr.ip())),
+        )
+    }
+}
+
+/// The address that stands for `ip`'s host: the IPv4 address itself (also when written as an
+/// IPv4-mapped IPv6 address), or the /64 network of an IPv6 address.
+fn host(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or_else(
+            || IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+            IpAddr::V4,
+        ),
+        IpAddr::V4(_) => ip,
     }
 }
 
@@ -44,7 +60,8 @@ impl Admission {
     }
 
     /// Admits `conn` from `peer` (as [`xq_transport::Connection::peer`] gives it), with the
-    /// peer's IP address if it has one, or says why not, for the client.
+    /// address that stands for the peer's host if it has one (see [`Source`]), or says why
+    /// not, for the client.
     pub(crate) fn admit(
         &mut self,
         conn: ConnId,
@@ -109,6 +126,35 @@ mod tests {
         assert!(admission.admit(ConnId(6), "[::1]:4002").is_err());
         admission.release(ConnId(2));
         assert!(admission.admit(ConnId(7), "mem-client").is_ok());
+    }
+
+    /// One IPv6 host is one source however many of its /64's addresses it uses, and an
+    /// IPv4-mapped address is the IPv4 one.
+    #[test]
+    fn an_ipv6_network_counts_as_one_host() {
+        let mut admission = Admission::new(10, 2);
+        let same_host = admission.admit(ConnId(1), "[2001:db8:0:1::1]:4000");
+        assert_eq!(
+            same_host,
+            Ok(Some(
+                "2001:db8:0:1::".parse().unwrap_or_else(|e| panic!("{e}"))
+            ))
+        );
+        assert!(
+            admission
+                .admit(ConnId(2), "[2001:db8:0:1:ffff::2]:4000")
+                .is_ok()
+        );
+        assert!(
+            admission
+                .admit(ConnId(3), "[2001:db8:0:1::3]:4000")
+                .is_err()
+        );
+        assert!(admission.admit(ConnId(4), "[2001:db8:0:2::1]:4000").is_ok());
+        let mapped = admission.admit(ConnId(5), "[::ffff:10.0.0.1]:4000");
+        assert_eq!(mapped, Ok(Some(IpAddr::from([10, 0, 0, 1]))));
+        assert!(admission.admit(ConnId(6), "10.0.0.1:4001").is_ok());
+        assert!(admission.admit(ConnId(7), "10.0.0.1:4002").is_err());
     }
 
     /// Refusals keep no record, so that addresses that were only ever refused cost nothing.

@@ -40,10 +40,10 @@ pub struct Config {
     /// a kilobyte). Asking for a room beyond it is refused with
     /// [`xq_protocol::ErrorCode::TooManyRooms`].
     pub max_rooms: usize,
-    /// How many open rooms the connections from one IP address may have made open, counting
-    /// those of its connections gone since whose rooms are still held: without it, one host
-    /// connecting again and again could take the whole [`max_rooms`](Self::max_rooms) and
-    /// leave nobody else a room. Asking for more is refused with
+    /// How many open rooms the connections from one IP address (an IPv6 /64 counts as one)
+    /// may have made open, counting those of its connections gone since whose rooms are still
+    /// held: without it, one host connecting again and again could take the whole
+    /// [`max_rooms`](Self::max_rooms) and leave nobody else a room. Asking for more is refused with
     /// [`xq_protocol::ErrorCode::TooManyRooms`]. In-process connections are not counted.
     pub max_rooms_per_address: u32,
     /// How long a room may have no player connected before it is closed, whatever the grace
