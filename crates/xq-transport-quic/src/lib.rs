@@ -61,6 +61,7 @@ mod connection;
 mod error;
 mod fingerprint;
 mod framing;
+mod handshakes;
 mod identity;
 mod listener;
 mod socket;

@@ -1,35 +1,24 @@
 //! The server side: an endpoint that accepts connections and hands out their frame streams.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use quinn::{Endpoint, Incoming, VarInt};
 use tokio::sync::{Mutex, mpsc};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinHandle;
 use tokio::time::timeout;
 
 use crate::error::{CLOSE_LISTENER, CLOSE_PROTOCOL};
 use crate::framing::STREAM_HEADER;
+use crate::handshakes::{Handshakes, MAX_HANDSHAKES, MAX_HANDSHAKES_PER_ADDRESS};
 use crate::{Closed, Connection, Error, Fingerprint, ServerConfig, socket, tls};
 
 /// How many handshaken connections may wait for [`Listener::accept`]. While that many wait, no
 /// new handshake starts: further clients wait in quinn's queue, and give up after their idle
 /// timeout. Handshakes already under way finish and wait too.
 pub(crate) const ACCEPT_QUEUE: usize = 32;
-
-/// How many handshakes may be under way at once, from everyone and from one IP address. Each
-/// holds a connection's state (tens of KiB) until the client opens its stream or the idle
-/// timeout ends it, and the caller's own limits only see connections once they are accepted:
-/// without these bounds, a client that completes handshakes and never opens its stream could
-/// hold any number. Beyond them a new client is refused at once.
-pub(crate) const MAX_HANDSHAKES: usize = 1024;
-/// See [`MAX_HANDSHAKES`]: enough for a load generator setting up matches in parallel from one
-/// machine.
-pub(crate) const MAX_HANDSHAKES_PER_ADDRESS: usize = 64;
 
 /// A QUIC server endpoint that accepts connections.
 ///
@@ -171,16 +160,14 @@ async fn run_handshakes(
     max_frame_size: u32,
     stream_timeout: Duration,
 ) {
-    let mut handshakes = JoinSet::new();
-    let mut per_address: HashMap<IpAddr, usize> = HashMap::new();
+    let mut handshakes = Handshakes::new(MAX_HANDSHAKES, MAX_HANDSHAKES_PER_ADDRESS);
     loop {
         tokio::select! {
             incoming = endpoint.accept() => {
                 let Some(incoming) = incoming else { break };
                 let ip = incoming.remote_address().ip();
-                let from_ip = per_address.get(&ip).copied().unwrap_or(0);
-                if handshakes.len() >= MAX_HANDSHAKES || from_ip >= MAX_HANDSHAKES_PER_ADDRESS {
-                    tracing::debug!(%ip, "refusing a connection: too many handshakes under way");
+                if !handshakes.admits(ip) {
+                    tracing::debug!(%ip, "refusing a connection: too many handshakes from there");
                     incoming.refuse();
                     continue;
                 }
@@ -189,9 +176,8 @@ async fn run_handshakes(
                 if ready.reserve().await.is_err() {
                     break;
                 }
-                *per_address.entry(ip).or_default() += 1;
                 let ready = ready.clone();
-                handshakes.spawn(async move {
+                handshakes.start(ip, async move {
                     match handshake(incoming, max_frame_size, stream_timeout).await {
                         Ok(connection) => {
                             if let Err(mpsc::error::SendError(connection)) =
@@ -202,21 +188,9 @@ async fn run_handshakes(
                         }
                         Err(error) => tracing::debug!(%error, "dropping incoming connection"),
                     }
-                    ip
                 });
             }
-            Some(done) = handshakes.join_next(), if !handshakes.is_empty() => {
-                // A handshake task that panicked is gone without its address: its count stays,
-                // a bound the more on that address, which is the safe side.
-                if let Ok(ip) = done
-                    && let Entry::Occupied(mut count) = per_address.entry(ip)
-                {
-                    *count.get_mut() -= 1;
-                    if *count.get() == 0 {
-                        count.remove();
-                    }
-                }
-            }
+            () = handshakes.reap() => {}
         }
     }
 }

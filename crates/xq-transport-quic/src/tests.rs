@@ -8,7 +8,7 @@ use tokio::time::timeout;
 
 use crate::error::CLOSE_PROTOCOL;
 use crate::framing::STREAM_HEADER;
-use crate::listener::MAX_HANDSHAKES_PER_ADDRESS;
+use crate::handshakes::MAX_HANDSHAKES_PER_ADDRESS;
 use crate::{Error, Identity, Listener, ServerConfig, TransportConfig, Verify, tls};
 
 const LIMIT: Duration = Duration::from_secs(10);
