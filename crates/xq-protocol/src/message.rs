@@ -27,7 +27,8 @@ pub enum ClientMsg {
         /// The code the creator shared.
         code: RoomCode,
     },
-    /// Waits to be paired with the next player who asks the same.
+    /// Waits to be paired with the next player who asks for the same clocks and undo policy
+    /// (the seat is drawn).
     QuickMatch(RoomOptions),
     /// Watches a room: a snapshot, then every event; no commands.
     Spectate {

@@ -506,7 +506,7 @@ impl Relay {
         // The partner waiting in the queue passed these checks when it asked.
         self.ensure_room_left(conn)?;
         options.check()?;
-        let Some((first, options)) = self.quick.pair(conn, options) else {
+        let Some(first) = self.quick.pair(conn, options) else {
             self.set_place(conn, Place::Queued);
             self.outbox.send(conn, &ServerMsg::Queued);
             return Ok(());

@@ -407,7 +407,7 @@ fn room_codes_are_unique() {
 }
 
 #[test]
-fn quick_match_pairs_the_next_two_players() {
+fn quick_match_pairs_the_next_two_players_who_ask_for_the_same_game() {
     let mut h = Harness::new();
     let first = h.client();
     h.send(first, ClientMsg::QuickMatch(blitz()));
@@ -415,8 +415,17 @@ fn quick_match_pairs_the_next_two_players() {
     h.send(first, ClientMsg::QuickMatch(blitz()));
     assert_eq!(h.error(first), ErrorCode::AlreadyInRoom);
 
+    // Another kind of game waits apart; the same kind is paired, whatever seat it asks for.
+    let other = h.client();
+    h.send(other, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(other), [ServerMsg::Queued]);
+    assert_eq!(h.take(first), []);
     let second = h.client();
-    h.send(second, ClientMsg::QuickMatch(RoomOptions::default()));
+    let red = RoomOptions {
+        seat: SeatChoice::Red,
+        ..blitz()
+    };
+    h.send(second, ClientMsg::QuickMatch(red));
     let (a, b) = (h.take(first), h.take(second));
     let seat = |msgs: &[ServerMsg]| match msgs {
         [
@@ -432,8 +441,8 @@ fn quick_match_pairs_the_next_two_players() {
     let ((color_a, snap_a), (color_b, snap_b)) = (seat(&a), seat(&b));
     assert_eq!(color_a, !color_b);
     assert_eq!(snap_a, snap_b);
-    // The first player's options rule the room.
     assert_eq!(snap_a.config.time_control, blitz().time_control);
+    assert_eq!(h.take(other), []);
 }
 
 #[test]
