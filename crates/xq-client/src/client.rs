@@ -240,7 +240,8 @@ impl Client {
     /// has joined yet is not held: it closes.
     ///
     /// The relay disconnects a connection that stays in no room for its lobby timeout (60 s
-    /// by default) with [`xq_protocol::DisconnectReason::Idle`].
+    /// by default) with [`xq_protocol::DisconnectReason::Idle`]; the client then ends with
+    /// [`ClientEvent::Disconnected`] rather than reconnect, which would only wait again.
     ///
     /// # Errors
     ///

@@ -78,8 +78,9 @@ pub enum ClientError {
 
 impl ClientError {
     /// Whether reconnecting may help: the connection failed, or the relay went away in a way
-    /// it may come back from. A refusal, another protocol version or a removal by the relay's
-    /// operator are final.
+    /// it may come back from. A refusal, another protocol version, a removal by the relay's
+    /// operator and a disconnection for idling in no room (which a new connection in no room
+    /// would only repeat) are final.
     pub(crate) const fn is_transient(&self) -> bool {
         match self {
             Self::Transport(_)
@@ -88,12 +89,7 @@ impl ClientError {
             | Self::Timeout
             | Self::Mirror(_)
             | Self::ConnectionLost => true,
-            Self::ClosedByRelay { reason, .. } => {
-                matches!(
-                    reason,
-                    DisconnectReason::ShuttingDown | DisconnectReason::Idle
-                )
-            }
+            Self::ClosedByRelay { reason, .. } => matches!(reason, DisconnectReason::ShuttingDown),
             _ => false,
         }
     }

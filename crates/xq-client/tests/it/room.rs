@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use xq_client::{Client, ClientError, ClientEvent};
-use xq_protocol::{ErrorCode, RoomCode, RoomOptions, SeatChoice};
+use xq_protocol::{DisconnectReason, ErrorCode, RoomCode, RoomOptions, SeatChoice};
 use xq_rules::{ByColor, Color, Square};
+use xq_server::{Config, Server};
 use xq_session::{GameResult, Status, TimeControl, WinReason};
 
 use crate::support::{
@@ -247,5 +248,37 @@ async fn a_seat_left_in_a_game_still_on_is_held_for_the_grace_period_then_lost()
             reason: WinReason::Abandonment
         }))
     );
+    server.shutdown().await;
+}
+
+/// The relay disconnects a client that stays in no room for its lobby timeout: the client
+/// reports it and does not reconnect, which would only start the wait again.
+#[tokio::test]
+async fn a_client_idle_in_no_room_is_disconnected_for_good() {
+    let server = Server::builder()
+        .listen("mem://room-idle")
+        .config(Config {
+            lobby_timeout: Duration::from_millis(200),
+            ..Config::default()
+        })
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let url = server.local_urls()[0].clone();
+    let mut client = connect(&url).await;
+    let event = next(&mut client).await;
+    assert!(
+        matches!(
+            event,
+            ClientEvent::Disconnected {
+                cause: ClientError::ClosedByRelay {
+                    reason: DisconnectReason::Idle,
+                    ..
+                }
+            }
+        ),
+        "{event:?}"
+    );
+    assert!(within(client.next_event()).await.is_none());
     server.shutdown().await;
 }
