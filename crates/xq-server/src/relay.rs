@@ -241,7 +241,8 @@ impl Relay {
     }
 
     /// `conn` failed or was closed by its peer. A player's seat is held for the grace period
-    /// and the room is told; a spectator or a queued player is simply gone.
+    /// and the room is told, but for the creator of a room nobody has joined yet, whose room
+    /// closes; a spectator or a queued player is simply gone.
     pub fn handle_disconnect(&mut self, now: Timestamp, conn: ConnId) {
         self.forget(now, conn);
     }
@@ -635,7 +636,8 @@ impl Relay {
         self.rearm(code);
     }
 
-    /// Takes `conn` out of wherever it is; a player's seat waits for it.
+    /// Takes `conn` out of wherever it is; a player's seat waits for it, or the room closes if
+    /// nobody has joined it yet.
     fn detach(&mut self, now: Timestamp, conn: ConnId, place: Place) {
         match place {
             Place::Lobby => {}
@@ -886,7 +888,8 @@ fn describe(code: ErrorCode) -> String {
         ErrorCode::NoOpponentYet => "no opponent has joined yet",
         ErrorCode::TooManyRooms => "too many rooms are open; try again once one has closed",
         ErrorCode::AlreadyAsked => {
-            "you asked at this point of the game already: ask again after a move"
+            "you asked this at this point of the game (or later, in moves since taken back) \
+             already: ask again once the game has gone past it"
         }
         ErrorCode::InvalidOptions => {
             return format!("the clocks must start with at least {MIN_CLOCK:?}");
