@@ -504,10 +504,19 @@ impl Relay {
         options: RoomOptions,
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
-        // The partner waiting in the queue passed these checks when it asked.
         self.ensure_room_left(conn)?;
         options.check()?;
-        let Some(first) = self.quick.pair(conn, options) else {
+        let mut partner = self.quick.pair(conn, options);
+        // The partner passed these checks when it asked, but its address may have made rooms
+        // open since: then it is refused now, and `conn` waits in its place.
+        if let Some(first) = partner
+            && let Err(code) = self.ensure_room_left(first)
+        {
+            self.enter_lobby(now, first);
+            self.refuse(first, code, describe(code));
+            partner = self.quick.pair(conn, options);
+        }
+        let Some(first) = partner else {
             self.set_place(conn, Place::Queued);
             self.outbox.send(conn, &ServerMsg::Queued);
             return Ok(());
@@ -586,6 +595,12 @@ impl Relay {
             return Err(ErrorCode::NotInRoom);
         }
         self.detach(now, conn, place);
+        self.enter_lobby(now, conn);
+        Ok(())
+    }
+
+    /// Puts `conn` back in the lobby, its lobby timeout counting from `now`.
+    fn enter_lobby(&mut self, now: Timestamp, conn: ConnId) {
         self.set_place(conn, Place::Lobby);
         if let Some(state) = self.conns.get_mut(&conn) {
             state.lobby_since = now;
@@ -595,7 +610,6 @@ impl Relay {
                     .push(Reverse((now + self.config.lobby_timeout, conn)));
             }
         }
-        Ok(())
     }
 
     /// Opens a room with a fresh code and fresh tokens; nobody sits in it yet.

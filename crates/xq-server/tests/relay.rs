@@ -1363,6 +1363,31 @@ fn one_address_may_not_take_every_room() {
     h.joined_room(again);
 }
 
+/// A player waiting for a quick match is checked again when a partner comes: if its address
+/// has made rooms open meanwhile up to the cap, it is refused then, and the partner waits.
+#[test]
+fn a_waiting_quick_matcher_over_its_address_cap_is_refused_at_pairing() {
+    let mut h = Harness::with_config(Config {
+        max_rooms_per_address: 1,
+        ..Config::default()
+    });
+    let home = Some(IpAddr::from([10, 0, 0, 1]));
+    let waiting = h.client_from(home);
+    h.send(waiting, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(waiting), [ServerMsg::Queued]);
+    let creator = h.client_from(home);
+    h.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert!(matches!(h.take(creator)[..], [ServerMsg::Joined { .. }, _]));
+    let partner = h.client_from(Some(IpAddr::from([10, 0, 0, 2])));
+    h.send(partner, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.error(waiting), ErrorCode::TooManyRooms);
+    assert_eq!(h.take(partner), [ServerMsg::Queued]);
+    assert_eq!(h.relay.room_count(), 1);
+    // The refused player is back in the lobby, in no room and no queue.
+    h.send(waiting, ClientMsg::Leave);
+    assert_eq!(h.error(waiting), ErrorCode::NotInRoom);
+}
+
 /// Quick matching and leaving in a loop opens rooms as surely as creating them does, so each
 /// such room counts against both its players.
 #[test]
