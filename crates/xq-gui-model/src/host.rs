@@ -54,10 +54,25 @@ impl Default for HostConfig {
 }
 
 /// A relay being started: its result arrives through `pending`. The task ends once the relay
-/// has been taken from `pending` or, when nobody takes it, once it has shut down again.
+/// is delivered or, when `pending` is gone, once it has shut down again.
 pub(crate) struct Launch {
     pub(crate) pending: Pending<Result<Host, StartError>>,
-    pub(crate) task: JoinHandle<()>,
+    task: JoinHandle<()>,
+}
+
+impl Launch {
+    /// Gives the relay being started up: it shuts down once it is up, and the task ends when
+    /// its ports are free.
+    pub(crate) fn stop(self, network: &Network) -> JoinHandle<()> {
+        let Self { pending, task } = self;
+        network.run(async move {
+            // The result waits here until the launch is over, whenever it was delivered.
+            let _ = task.await;
+            if let Some(Ok(host)) = pending.poll() {
+                host.server.shutdown().await;
+            }
+        })
+    }
 }
 
 impl Host {

@@ -97,18 +97,12 @@ impl Lobby {
     /// started once it is up.
     pub fn stop_hosting(&mut self) {
         self.status = None;
-        let host = match self.starting.take() {
-            // Started but not yet taken in; otherwise the launch's task shuts it down.
-            Some(launch) => match launch.pending.poll() {
-                Some(Ok(host)) => Some(host),
-                _ => {
-                    self.stopping = Some(launch.task);
-                    None
-                }
-            },
-            None => self.host.take(),
+        let Some(network) = self.network.as_ref() else {
+            return;
         };
-        if let (Some(host), Some(network)) = (host, self.network.as_ref()) {
+        if let Some(launch) = self.starting.take() {
+            self.stopping = Some(launch.stop(network));
+        } else if let Some(host) = self.host.take() {
             self.stopping = Some(host.stop(network));
         }
     }
