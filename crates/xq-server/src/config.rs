@@ -43,8 +43,9 @@ pub struct Config {
     /// How many open rooms the connections from one IP address (an IPv6 /64 counts as one)
     /// may have made open, counting those of its connections gone since whose rooms are still
     /// held: without it, one host connecting again and again could take the whole
-    /// [`max_rooms`](Self::max_rooms) and leave nobody else a room. Asking for more is refused with
-    /// [`xq_protocol::ErrorCode::TooManyRooms`]. In-process connections are not counted.
+    /// [`max_rooms`](Self::max_rooms) and leave nobody else a room. Asking for more is
+    /// refused with [`xq_protocol::ErrorCode::TooManyRooms`]. In-process connections are not
+    /// counted, nor are rooms brought back after a restart.
     pub max_rooms_per_address: u32,
     /// How long a room may have no player connected before it is closed, whatever the grace
     /// period: the bound on what a deserted room costs.
@@ -57,7 +58,8 @@ pub struct Config {
     /// transports' keep-alives would otherwise hold a silent connection open for ever, and
     /// with it a place under the driver's connection caps: enough of them would lock
     /// everyone else out. Waiting in the quick-match queue, holding a seat and watching a
-    /// room are not idle.
+    /// room are not idle, so a client that does those keeps its places: the caps per address
+    /// bound what one host holds that way.
     pub lobby_timeout: Duration,
     /// The relay's name and version, sent in every welcome (for clients' logs).
     pub server_name: String,

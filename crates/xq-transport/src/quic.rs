@@ -127,8 +127,9 @@ pub(crate) struct QuicListener {
 }
 
 /// Binds a QUIC listener with the certificate kept in [`Options::quic_identity_dir`] (made on
-/// first start), or one made for it alone, valid for `localhost`, the host it listens on and
-/// the address its URL gives.
+/// first start), or one made for it alone. A certificate made here is valid for `localhost`,
+/// the host it listens on and the address its URL gives; one already kept keeps the names it
+/// was made with (remove the directory's files to make a new one).
 pub(crate) async fn listen(
     addr: SocketAddr,
     host: String,
