@@ -25,11 +25,11 @@
 //!    connection stays usable.
 //! 3. **Rooms.** [`ClientMsg::CreateRoom`] answers `Joined` (code, seat, token) and a snapshot
 //!    of a room waiting for its second player (no clock runs yet), or
-//!    [`ErrorCode::InvalidOptions`] for options out of range ([`RoomOptions::check`]). [`ClientMsg::JoinRoom`] takes
-//!    the free seat: the joiner gets `Joined` and both players get a snapshot of the started
-//!    match. [`ClientMsg::QuickMatch`] answers [`ServerMsg::Queued`] until a second player asks
-//!    for the same clocks and undo policy; then both get `Joined` and a snapshot (colours drawn
-//!    by the relay).
+//!    [`ErrorCode::InvalidOptions`] for options out of range ([`RoomOptions::check`]).
+//!    [`ClientMsg::JoinRoom`] takes the free seat: the joiner gets `Joined` and both players
+//!    get a snapshot of the started match. [`ClientMsg::QuickMatch`] answers
+//!    [`ServerMsg::Queued`] until a second player asks for the same clocks and undo policy;
+//!    then both get `Joined` and a snapshot (colours drawn by the relay).
 //!    [`ClientMsg::Spectate`] answers `Joined` with no seat and no token, then a snapshot.
 //! 4. **Play.** [`ClientMsg::Command`] must name the sender's colour
 //!    ([`ErrorCode::NotYourSeat`]); spectators get [`ErrorCode::Spectator`]; commands only the
