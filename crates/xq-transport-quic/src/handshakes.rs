@@ -87,6 +87,11 @@ impl Handshakes {
         {
             self.order.pop_front();
         }
+        // Behind a long-lived oldest task, ended ones pile up: sweep them once they are half.
+        if self.order.len() > 2 * self.addresses.len() + 64 {
+            let addresses = &self.addresses;
+            self.order.retain(|task| addresses.contains_key(&task.id()));
+        }
     }
 
     /// How many handshakes are under way.
@@ -165,6 +170,25 @@ mod tests {
             .unwrap_or_else(|_| panic!("no handshake ended"));
         assert_eq!(first_dropped.try_recv(), Err(TryRecvError::Closed));
         assert_eq!(handshakes.len(), 3);
+    }
+
+    /// Handshakes that end behind an older one still under way do not pile up.
+    #[tokio::test]
+    async fn ended_handshakes_behind_a_long_one_are_swept() {
+        let mut handshakes = Handshakes::new(4, 1_000);
+        let ip = IpAddr::from([10, 0, 0, 1]);
+        let (long, _) = endless();
+        handshakes.start(ip, long);
+        for _ in 0..1_000 {
+            handshakes.start(ip, async {});
+            handshakes.reap().await;
+        }
+        assert_eq!(handshakes.len(), 1);
+        assert!(
+            handshakes.order.len() <= 2 + 64,
+            "{}",
+            handshakes.order.len()
+        );
     }
 
     #[tokio::test]
