@@ -102,6 +102,15 @@ impl Harness {
             .unwrap_or_else(|e| panic!("{command:?}: {e}"));
     }
 
+    /// `by` asks for an undo and its opponent grants it.
+    fn undo_granted(&mut self, by: Color) {
+        self.cmd(Command::RequestUndo { by });
+        self.cmd(Command::AnswerUndo {
+            by: !by,
+            accept: true,
+        });
+    }
+
     /// Plays ICCS moves, each by the side to move.
     fn play(&mut self, moves: &str) {
         for text in moves.split_whitespace() {
@@ -299,11 +308,7 @@ fn undo_restores_the_captured_piece_and_the_exact_hash() {
         Some(Piece::new(BLACK, Role::Soldier))
     );
     assert_eq!(h.game.position().halfmoves(), 0);
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.undo_granted(RED);
     let after = h.game.position();
     assert_eq!(*after, before);
     assert_eq!(after.zobrist_hash(), before.zobrist_hash());
@@ -437,11 +442,7 @@ fn the_undo_allowance_counts_granted_requests_per_seat() {
         by: BLACK,
         accept: false,
     });
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.undo_granted(RED);
     h.play("h2e2");
     assert_eq!(
         h.try_cmd(Command::RequestUndo { by: RED }),
@@ -496,11 +497,7 @@ fn repetition_without_perpetual_check_is_a_draw() {
 fn undo_restores_the_repetition_count() {
     let mut h = Harness::from_fen(BARE);
     h.play("d0d1 e9e8 d1d0 e8e9 d0d1 e9e8 d1d0");
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.undo_granted(RED);
     // The taken-back position no longer counts as an occurrence.
     h.play("d1d0");
     assert_eq!(h.result(), None);
@@ -677,11 +674,7 @@ fn an_undo_keeps_the_increments_of_the_moves_it_takes_back() {
     h.play("h2e2");
     let after_move = secs(11, 10);
     assert_eq!(h.game.clocks(h.at()), after_move);
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.undo_granted(RED);
     assert!(h.events().contains(&Event::UndoApplied {
         by: RED,
         plies: 1,
@@ -697,11 +690,7 @@ fn an_undo_keeps_the_increments_of_the_moves_it_takes_back() {
     h.play("h9g7");
     let after_reply = secs(12, 11);
     assert_eq!(h.game.clocks(h.at()), after_reply);
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.undo_granted(RED);
     assert_eq!(h.game.moves(), []);
     assert_eq!(h.game.clocks(h.at()), after_reply);
 }
@@ -915,11 +904,7 @@ fn the_journal_rebuilds_the_match_and_refuses_tampering() {
     let mut h = Harness::new(timed(10, 1));
     h.advance_to(1_000);
     h.play("h2e2 h9g7");
-    h.cmd(Command::RequestUndo { by: BLACK });
-    h.cmd(Command::AnswerUndo {
-        by: RED,
-        accept: true,
-    });
+    h.undo_granted(BLACK);
     h.advance_to(30_000);
     h.game.handle_timeout(h.at());
     assert_eq!(h.result(), win(RED, WinReason::TimeForfeit));
