@@ -206,20 +206,24 @@ fn within<F: Future>(future: F) -> F::Output {
         .expect("the test finished in time")
 }
 
-#[test]
-fn a_game_and_a_shutdown_over_mem() {
-    within(game_over("mem"));
+/// The scenarios run over every transport, a module each (`mem::a_game_and_a_shutdown`, …).
+macro_rules! over_every_transport {
+    ($($scheme:ident),*) => {$(
+        mod $scheme {
+            #[test]
+            fn a_game_and_a_shutdown() {
+                super::within(super::game_over(stringify!($scheme)));
+            }
+
+            #[test]
+            fn a_client_over_the_cap_is_told_why() {
+                super::within(super::refused_over_the_cap(stringify!($scheme)));
+            }
+        }
+    )*};
 }
 
-#[test]
-fn a_game_and_a_shutdown_over_udp() {
-    within(game_over("udp"));
-}
-
-#[test]
-fn a_game_and_a_shutdown_over_quic() {
-    within(game_over("quic"));
-}
+over_every_transport!(mem, udp, quic);
 
 #[test]
 fn one_relay_serves_every_transport_at_once() {
@@ -464,21 +468,6 @@ async fn refused_over_the_cap(scheme: &str) {
     assert_eq!(first.recv().await, ServerMsg::Pong { nonce: 7 });
     server.shutdown().await;
     first.expect_shutdown().await;
-}
-
-#[test]
-fn a_client_over_the_cap_is_told_why_over_mem() {
-    within(refused_over_the_cap("mem"));
-}
-
-#[test]
-fn a_client_over_the_cap_is_told_why_over_udp() {
-    within(refused_over_the_cap("udp"));
-}
-
-#[test]
-fn a_client_over_the_cap_is_told_why_over_quic() {
-    within(refused_over_the_cap("quic"));
 }
 
 /// A relay that has shut down has let go of its ports: one restarted at once in the same
