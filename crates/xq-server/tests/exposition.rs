@@ -21,6 +21,13 @@ async fn head_of(addr: SocketAddr, request: &str) -> String {
     head.to_string()
 }
 
+/// Checks that a scrape of `addr` (closing its connection) is answered with the counters.
+async fn assert_scraped(addr: SocketAddr) {
+    let scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let head = head_of(addr, scrape).await;
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+}
+
 /// A relay on `mem://NAME` and its metrics endpoint on a free local port, serving.
 async fn serve(name: &str) -> (Server, SocketAddr, JoinHandle<()>) {
     let (server, endpoint) = bound(name, "127.0.0.1:0").await;
@@ -87,9 +94,7 @@ async fn an_endpoint_on_every_interface_gives_a_loopback_url() {
             .unwrap_or_else(|| panic!("unexpected URL {url}"));
         assert!(addr.ip().is_loopback(), "{url}");
         let serving = tokio::spawn(endpoint.serve());
-        let scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-        let head = head_of(addr, scrape).await;
-        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert_scraped(addr).await;
         server.shutdown().await;
         serving.await.expect("the endpoint stopped cleanly");
     })
@@ -103,9 +108,7 @@ async fn silent_connections_do_not_lock_a_scraper_out() {
     tokio::time::timeout(TEST_TIMEOUT, async {
         let (server, addr, serving) = serve("exposition-silent").await;
         let _silent = silent_connections(addr).await;
-        let scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-        let head = head_of(addr, scrape).await;
-        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert_scraped(addr).await;
         server.shutdown().await;
         serving.await.expect("the endpoint stopped cleanly");
     })
