@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
 use crate::ConnId;
+use crate::tally::Tally;
 
 /// The connections admitted, by source address. A connection is admitted at accept if both
 /// caps have room, and counted until the driver lets go of it.
@@ -14,7 +15,7 @@ pub(crate) struct Admission {
     max_per_address: usize,
     /// Each admitted connection's source.
     conns: HashMap<ConnId, Source>,
-    by_address: HashMap<Source, usize>,
+    by_address: Tally<Source>,
 }
 
 /// Where connections come from: the IP address without the port (one host's many sockets
@@ -55,7 +56,7 @@ impl Admission {
             max_total,
             max_per_address,
             conns: HashMap::new(),
-            by_address: HashMap::new(),
+            by_address: Tally::default(),
         }
     }
 
@@ -72,10 +73,10 @@ impl Admission {
         }
         let address = Source::of(peer);
         // Looked up before any entry is made: a refused address must leave none behind.
-        if self.by_address.get(&address).copied().unwrap_or(0) >= self.max_per_address {
+        if self.by_address.get(&address) as usize >= self.max_per_address {
             return Err("too many connections from this address");
         }
-        *self.by_address.entry(address.clone()).or_default() += 1;
+        self.by_address.add(address.clone());
         let ip = match address {
             Source::Ip(ip) => Some(ip),
             Source::Name(_) => None,
@@ -86,14 +87,8 @@ impl Admission {
 
     /// `conn` is gone (or was never admitted); its place is free.
     pub(crate) fn release(&mut self, conn: ConnId) {
-        let Some(address) = self.conns.remove(&conn) else {
-            return;
-        };
-        if let Some(count) = self.by_address.get_mut(&address) {
-            *count -= 1;
-            if *count == 0 {
-                self.by_address.remove(&address);
-            }
+        if let Some(address) = self.conns.remove(&conn) {
+            self.by_address.remove(address);
         }
     }
 }

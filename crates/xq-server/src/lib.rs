@@ -109,6 +109,7 @@ mod relay;
 mod room;
 mod seat;
 mod server;
+mod tally;
 
 pub use config::Config;
 pub use conn::ConnId;

@@ -23,6 +23,7 @@ use crate::output::{Outbox, Output};
 use crate::quick::QuickQueue;
 use crate::room::Room;
 use crate::seat::{SEATS, SeatState, Seats};
+use crate::tally::Tally;
 use crate::{Config, ConnId};
 
 const SHUTTING_DOWN: &str = "the relay is shutting down";
@@ -79,7 +80,7 @@ pub struct Relay {
     quick: QuickQueue,
     deadlines: Deadlines,
     /// How many open rooms connections from each address have made open.
-    rooms_by_origin: HashMap<IpAddr, u32>,
+    rooms_by_origin: Tally<IpAddr>,
     /// The connections gone while rooms they made open are still held: their address, and
     /// how many such rooms, so the address's count drops as those rooms close.
     departed: HashMap<ConnId, (IpAddr, u32)>,
@@ -104,7 +105,7 @@ impl Relay {
             tokens: HashMap::new(),
             quick: QuickQueue::default(),
             deadlines: Deadlines::default(),
-            rooms_by_origin: HashMap::new(),
+            rooms_by_origin: Tally::default(),
             departed: HashMap::new(),
             lobby: BinaryHeap::new(),
             outbox: Outbox::default(),
@@ -786,8 +787,7 @@ impl Relay {
         let state = self.conns.get(&conn).ok_or(ErrorCode::NotInRoom)?;
         let from_origin = state
             .origin
-            .and_then(|origin| self.rooms_by_origin.get(&origin).copied())
-            .unwrap_or(0);
+            .map_or(0, |origin| self.rooms_by_origin.get(&origin));
         if state.rooms_open >= self.config.max_rooms_per_connection
             || from_origin >= self.config.max_rooms_per_address
             || self.rooms.len() >= self.config.max_rooms
@@ -804,7 +804,7 @@ impl Relay {
             room.counted[seat] = Some(conn);
             state.rooms_open += 1;
             if let Some(origin) = state.origin {
-                *self.rooms_by_origin.entry(origin).or_default() += 1;
+                self.rooms_by_origin.add(origin);
             }
         }
     }
@@ -826,13 +826,8 @@ impl Relay {
         } else {
             None
         };
-        if let Some(origin) = origin
-            && let Entry::Occupied(mut count) = self.rooms_by_origin.entry(origin)
-        {
-            *count.get_mut() -= 1;
-            if *count.get() == 0 {
-                count.remove();
-            }
+        if let Some(origin) = origin {
+            self.rooms_by_origin.remove(origin);
         }
     }
 
