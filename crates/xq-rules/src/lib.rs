@@ -12,6 +12,10 @@
 //!   descriptive notations [`wxf::Wxf`] (`C2=5`, as Fairy-Stockfish writes it) and
 //!   [`chinese::Chinese`] (`炮二平五`), which need the position to resolve.
 //! - [`perft()`] counts leaves of the legal-move tree, to compare move generators.
+//! - What the Asian rules' chase clauses ask of a position, for the session's repetition judge
+//!   and for engines: [`Position::attack_set`], [`Position::capturers`],
+//!   [`Position::recaptures`], [`Position::pinned`] and [`Position::horse_leg_pins`], as
+//!   [`SquareSet`]s.
 //!
 //! # Examples
 //!
@@ -46,9 +50,11 @@ mod position;
 mod role;
 mod setup;
 mod square;
+mod square_set;
 mod tables;
 #[cfg(test)]
 mod test_util;
+mod threat;
 mod zobrist;
 
 pub mod chinese;
@@ -65,3 +71,4 @@ pub use position::{IllegalMove, Outcome, PlayError, Position, PositionError};
 pub use role::Role;
 pub use setup::Setup;
 pub use square::{File, ParseSquareError, Rank, Square, SquareIndexError};
+pub use square_set::SquareSet;

@@ -410,14 +410,22 @@ impl Position {
     }
 
     /// Whether `mv` by `piece` (a pseudo-legal move of the side to move) keeps its general safe.
+    #[inline]
     pub(crate) fn is_safe(&self, mv: Move, piece: Piece) -> bool {
+        self.is_safe_for(self.turn, mv, piece)
+    }
+
+    /// Whether `mv` by `piece`, a pseudo-legal move of `color`'s whether or not it is
+    /// `color`'s turn, leaves `color`'s general neither attacked nor facing the other.
+    #[inline]
+    pub(crate) fn is_safe_for(&self, color: Color, mv: Move, piece: Piece) -> bool {
         let general = if piece.role == Role::General {
             mv.to
         } else {
-            self.general(self.turn)
+            self.general(color)
         };
         let after = movegen::After::new(&self.board, mv, piece);
-        !movegen::is_attacked(&after, general.index(), !self.turn)
+        !movegen::is_attacked(&after, general.index(), !color)
     }
 
     fn generals_face(&self) -> bool {
