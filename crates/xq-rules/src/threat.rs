@@ -184,7 +184,7 @@ impl Position {
             let Some(attacker) = board.piece_at(from) else {
                 continue;
             };
-            if matches!(attacker.role, Role::General | Role::Soldier) {
+            if !can_chase(attacker.role) {
                 continue;
             }
             movegen::for_each_target(self, from.index(), attacker, |to| {
@@ -198,6 +198,42 @@ impl Position {
             });
         }
         SquareSet::from_bits(set)
+    }
+
+    /// The pieces of `by` that attack the piece on `target` in the sense of
+    /// [`Position::attack_set`]: those whose capture of it counts. Empty when `target` is
+    /// empty or holds a piece of `by`'s own; a piece is in `by`'s attack set exactly when it
+    /// has a chaser.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xq_rules::{Color, Square, fen::Fen};
+    ///
+    /// // Red's horse on d5 and chariot on c3 can both take the chariot on c7, which the
+    /// // chariot on c9 protects: only the horse's attack counts.
+    /// let pos = "2rk5/9/2r6/9/3N5/9/2R6/9/9/4K4 w - - 0 1".parse::<Fen>()?.into_position()?;
+    /// let chasers = pos.chasers(Square::C7, Color::Red);
+    /// assert_eq!(chasers.iter().collect::<Vec<_>>(), [Square::D5]);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn chasers(&self, target: Square, by: Color) -> SquareSet {
+        let board = self.board();
+        let Some(victim) = board.piece_at(target).filter(|piece| piece.color != by) else {
+            return SquareSet::EMPTY;
+        };
+        let mut chasers = 0;
+        for from in SquareSet::from_bits(attackers(board, target.index(), by)) {
+            let attacker = board.piece_at(from);
+            if attacker.is_some_and(|attacker| {
+                can_chase(attacker.role)
+                    && self.is_chased(Move::new(from, target), attacker, victim)
+            }) {
+                chasers |= 1 << from.index();
+            }
+        }
+        SquareSet::from_bits(chasers)
     }
 
     /// Whether `capture`, by `attacker` of `victim` (a pseudo-legal capture), puts the victim
@@ -226,6 +262,11 @@ impl Position {
         });
         reaches && self.is_safe_for(piece.color, mv, piece)
     }
+}
+
+/// Whether a piece of `role` can chase: generals and soldiers never do.
+const fn can_chase(role: Role) -> bool {
+    !matches!(role, Role::General | Role::Soldier)
 }
 
 /// Whether an attack of `attacker` on `victim` threatens without regard to protection: a
