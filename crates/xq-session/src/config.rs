@@ -5,12 +5,12 @@ use std::sync::{Arc, LazyLock};
 
 use xq_rules::Position;
 
-use crate::{TimeControl, UndoPolicy};
+use crate::{RepetitionRule, TimeControl, UndoPolicy};
 
 /// The rules a match is played under. A rematch keeps them.
 ///
 /// Build one from [`MatchConfig::default`] (the standard position, no clocks, unlimited undo, a
-/// 120-ply move limit) and change the fields that differ.
+/// 120-ply move limit, the Asian repetition rules) and change the fields that differ.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
@@ -30,6 +30,9 @@ pub struct MatchConfig {
     /// The natural move limit: the game is drawn once this many plies pass without a capture
     /// (`None`: no limit). Xiangqi rules use 60 moves, 120 plies.
     pub move_limit: Option<NonZeroU32>,
+    /// How a threefold repetition is judged: by the Asian rules on perpetual check and chase,
+    /// or on perpetual check alone.
+    pub repetition: RepetitionRule,
 }
 
 impl MatchConfig {
@@ -48,6 +51,7 @@ impl Default for MatchConfig {
             time_control: TimeControl::Untimed,
             undo: UndoPolicy::Unlimited,
             move_limit: Some(Self::DEFAULT_MOVE_LIMIT),
+            repetition: RepetitionRule::Asian,
         }
     }
 }

@@ -248,7 +248,11 @@ impl Match {
     /// players' names and the date).
     #[must_use]
     pub fn record(&self) -> Record {
-        Record::from_history(&self.history, self.status.result())
+        Record::from_history(
+            &self.history,
+            self.status.result(),
+            self.journal.config.repetition,
+        )
     }
 
     /// Handles a command at `now`.
@@ -388,10 +392,11 @@ impl Match {
         Ok(())
     }
 
-    /// The result the current position forces under this match's move limit, if any. Judged
-    /// after every move and on the start position.
+    /// The result the current position forces under this match's repetition rule and move
+    /// limit, if any. Judged after every move and on the start position.
     fn adjudicate(&self) -> Option<GameResult> {
-        adjudication::adjudicate(&self.history, self.journal.config.move_limit)
+        let config = &self.journal.config;
+        adjudication::adjudicate(&self.history, config.repetition, config.move_limit)
     }
 
     fn request_undo(&mut self, by: Color) -> Result<(), CommandError> {

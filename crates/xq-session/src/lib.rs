@@ -2,7 +2,7 @@
 //!
 //! [`Match`] checks turns and moves (with `xq-rules`), takes moves back by consent, handles
 //! draw offers, resignation and abandonment, runs the clocks, and ends the game by checkmate,
-//! stalemate, repetition (with the perpetual-check rule), the natural move limit or the flag.
+//! stalemate, repetition (with the rules on perpetual check and perpetual chase), the natural move limit or the flag.
 //! The relay, a local game and the tests all drive the same `Match`, so every rule of play
 //! lives here once.
 //!
@@ -23,8 +23,10 @@
 //!   undo. So a clock can come out of an undo with more time than it had before the move.
 //! - **Draws**: an offer stands until the opponent accepts, declines or makes its next move.
 //! - **The game ends** by checkmate or stalemate (the side that cannot move loses), by the
-//!   third occurrence of a position with the same side to move (a side that gave check with
-//!   every move of the cycle while the other did not loses; otherwise it is a draw), by the
+//!   third occurrence of a position with the same side to move (judged by the Asian rules
+//!   that [`RepetitionRule::Asian`] states in full: a side that checked with every move of
+//!   the cycle loses, else a side that chased one and the same piece with every move; when
+//!   both sides, or neither, did so, it is a draw), by the
 //!   natural move limit (default 120 plies without a capture: a draw), by a flag, by
 //!   resignation, by agreement, or by abandonment (the relay's verdict on a seat that stayed
 //!   away; a draw when both seats did, and their grace periods ended together).
@@ -68,7 +70,7 @@
 //! # Feature flags
 //!
 //! - `serde`: derives `Serialize`/`Deserialize` for [`Command`], [`Event`], [`MatchConfig`]
-//!   (its start position as FEN), [`TimeControl`], [`Timestamp`], [`UndoPolicy`],
+//!   (its start position as FEN), [`RepetitionRule`], [`TimeControl`], [`Timestamp`], [`UndoPolicy`],
 //!   [`UndoRequest`], [`Played`], [`MoveText`], [`Status`], [`GameResult`], [`Seat`] and the
 //!   [`Journal`], so the protocol can carry them and the relay can persist matches. Enables
 //!   `xq-rules/serde`.
@@ -101,6 +103,7 @@ pub use game::{Match, RematchError};
 pub use history::Played;
 pub use journal::{Entry, Input, Journal, RebuildError};
 pub use record::{Record, Tags};
+pub use repetition::{ParseRepetitionRuleError, RepetitionRule};
 pub use replay::Replay;
 pub use result::{DrawReason, GameResult, Status, WinReason};
 pub use seat::Seat;

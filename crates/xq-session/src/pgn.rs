@@ -14,8 +14,10 @@
 //! ```
 //!
 //! A `FEN` tag gives the start position when it is not the standard one; `Termination` says
-//! why the game ended, in the words of [`crate::WinReason`] and [`crate::DrawReason`]. Moves
-//! are written in ICCS by default, or in WXF or Chinese notation ([`MoveFormat`]).
+//! why the game ended, in the words of [`crate::WinReason`] and [`crate::DrawReason`]; a
+//! `Repetition` tag (`checks-only`) names the repetition rule when it is not the Asian rules
+//! ([`RepetitionRule`]). Moves are written in ICCS by default, or in WXF or Chinese notation
+//! ([`MoveFormat`]).
 //!
 //! The reader accepts one game, after a UTF-8 byte-order mark if there is one. Each move may
 //! be ICCS (`h2e2`, `H2-E2`), WXF (`C2=5`, `R1.2`) or Chinese (`炮二平五`), recognised token by
@@ -28,9 +30,10 @@
 //!
 //! The result must agree with the final position where the board decides it. A side to move
 //! that is mated or stalemated has lost, so a finished game that ends there with another
-//! result or another reason (a resignation) is refused. A checkmate, stalemate, repetition or
-//! perpetual check given as the reason must be what the final position shows, judged by
-//! [`crate::Match`]'s rules over the moves of the record. A move-limit draw is taken as
+//! result or another reason (a resignation) is refused. A checkmate, stalemate, repetition,
+//! perpetual check or perpetual chase given as the reason must be what the final position
+//! shows, judged by [`crate::Match`]'s rules (and the record's repetition rule) over the
+//! moves of the record. A move-limit draw is taken as
 //! written, since the limit is a match setting that the record does not carry, and so are the
 //! reasons the board has no say in (time, resignation, agreement, abandonment).
 //!
@@ -43,7 +46,7 @@
 //! - Comments, NAGs, annotation marks and variations are dropped; the moves are spelled in the
 //!   [`MoveFormat`] asked for, with the move numbers the position gives.
 //! - The tags come in a fixed order: `Game`, `Event`, `Site`, `Date`, `Red`, `Black`, `Result`,
-//!   then `FEN` and `Termination`, then the others ([`Tags::other`]) in file order. `Game` is
+//!   then `FEN`, `Termination` and `Repetition`, then the others ([`Tags::other`]) in file order. `Game` is
 //!   always "Chinese Chess". An event, site or player given as `?` or empty is unknown and
 //!   written `?`. Of a repeated tag that has a field, the last value is kept.
 //! - The `FEN` tag is written canonically, and left out for the standard start position.
@@ -62,7 +65,7 @@ use xq_rules::{Color, IllegalMove, Move, Outcome, Position, PositionError};
 use crate::adjudication::adjudicate;
 use crate::history::History;
 use crate::record::Ending;
-use crate::{DrawReason, GameResult, Record, Tags, WinReason};
+use crate::{DrawReason, GameResult, Record, RepetitionRule, Tags, WinReason};
 
 /// How [`write()`] spells the moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -115,6 +118,14 @@ pub enum PgnError {
     TagAmongMoves {
         /// The line.
         line: usize,
+    },
+    /// The `Repetition` tag names no [`RepetitionRule`] (`asian`, `checks-only`).
+    #[error("line {line}: unknown repetition rule \"{value}\" (asian or checks-only)")]
+    UnknownRepetitionRule {
+        /// The line.
+        line: usize,
+        /// The tag's value.
+        value: String,
     },
     /// The `FEN` tag is not FEN.
     #[error("line {line}: bad FEN tag: {error}")]
@@ -204,7 +215,8 @@ pub enum PgnError {
     },
     /// The `Termination` tag names a reason that the board settles, and the final position
     /// does not bear it out: a checkmate or stalemate where the side to move can move, a
-    /// repetition that did not happen, a perpetual check that the loser did not give.
+    /// repetition that did not happen, a perpetual check or chase that the loser did not
+    /// commit, a draw by repetition where one side did.
     #[error("line {line}: termination \"{claimed}\" does not hold in the final position")]
     UnfoundedTermination {
         /// The line of the result token.
@@ -282,6 +294,9 @@ pub fn write(record: &Record, format: MoveFormat) -> String {
     }
     if let Some(result) = record.result() {
         pairs.push(("Termination".to_owned(), result.to_string()));
+    }
+    if record.repetition() != RepetitionRule::default() {
+        pairs.push(("Repetition".to_owned(), record.repetition().to_string()));
     }
     // The reader keeps the last `Termination` it reads, so only that one is written.
     let termination = tags
@@ -397,13 +412,14 @@ pub fn parse(text: &str) -> Result<Record, PgnError> {
         return Err(PgnError::TrailingText { line, text });
     }
     let ending = header.ending(line, token)?;
-    check_ending(&history, ending, line, token.0)?;
+    check_ending(&history, ending, header.repetition, line, token.0)?;
     let moves = history.played().iter().map(|played| played.mv).collect();
     Ok(Record::from_checked_parts(
         header.tags,
         header.start,
         moves,
         ending,
+        header.repetition,
     ))
 }
 
@@ -438,8 +454,16 @@ pub const fn result_token(outcome: Option<Outcome>) -> &'static str {
 }
 
 /// The tags [`write()`] makes from a record's own fields rather than from [`Tags::other`].
-const OWN_TAGS: [&str; 8] = [
-    "Game", "Event", "Site", "Date", "Red", "Black", "Result", "FEN",
+const OWN_TAGS: [&str; 9] = [
+    "Game",
+    "Event",
+    "Site",
+    "Date",
+    "Red",
+    "Black",
+    "Result",
+    "FEN",
+    "Repetition",
 ];
 
 /// Whether [`write()`] keeps the tag `name` from [`Tags::other`].
@@ -460,7 +484,8 @@ fn writes_other(record: &Record, name: &str, value: &str) -> bool {
         && record.outcome().is_none_or(|outcome| {
             !contradicts(&value, outcome)
                 && named_result(outcome, &value).is_none_or(|result| {
-                    board_conflict(&record.history(), Ending::Result(result)).is_none()
+                    let ending = Ending::Result(result);
+                    board_conflict(&record.history(), ending, record.repetition()).is_none()
                 })
         })
 }
@@ -588,6 +613,7 @@ struct Header {
     start: Position,
     result: Option<String>,
     termination: Option<String>,
+    repetition: RepetitionRule,
 }
 
 impl Header {
@@ -604,6 +630,11 @@ impl Header {
             "Black" => self.tags.black = known(value),
             "Result" => self.result = Some(value),
             "Termination" => self.termination = Some(value),
+            "Repetition" => {
+                self.repetition = value
+                    .parse()
+                    .map_err(|_| PgnError::UnknownRepetitionRule { line, value })?;
+            }
             "FEN" => {
                 let fen: Fen = value
                     .parse()
@@ -666,10 +697,11 @@ impl Header {
 fn check_ending(
     history: &History,
     ending: Ending,
+    rule: RepetitionRule,
     line: usize,
     token: &str,
 ) -> Result<(), PgnError> {
-    match board_conflict(history, ending) {
+    match board_conflict(history, ending, rule) {
         None => Ok(()),
         Some(BoardConflict::Unfounded(claimed)) => {
             Err(PgnError::UnfoundedTermination { line, claimed })
@@ -699,10 +731,14 @@ enum BoardConflict {
     Unfounded(GameResult),
 }
 
-/// How `ending` goes against the final position of `history` where the board decides it (see
-/// the [module docs](self)); `None` if it does not.
-fn board_conflict(history: &History, ending: Ending) -> Option<BoardConflict> {
-    let decided = adjudicate(history, None);
+/// How `ending` goes against the final position of `history`, its repetitions judged by
+/// `rule`, where the board decides it (see the [module docs](self)); `None` if it does not.
+fn board_conflict(
+    history: &History,
+    ending: Ending,
+    rule: RepetitionRule,
+) -> Option<BoardConflict> {
+    let decided = adjudicate(history, rule, None);
     if let Some(GameResult::Win {
         winner,
         reason: reason @ (WinReason::Checkmate | WinReason::Stalemate),
@@ -731,7 +767,10 @@ const fn is_settled_by_board(result: GameResult) -> bool {
     matches!(
         result,
         GameResult::Win {
-            reason: WinReason::Checkmate | WinReason::Stalemate | WinReason::PerpetualCheck,
+            reason: WinReason::Checkmate
+                | WinReason::Stalemate
+                | WinReason::PerpetualCheck
+                | WinReason::PerpetualChase,
             ..
         } | GameResult::Draw {
             reason: DrawReason::Repetition

@@ -2,8 +2,8 @@
 
 use xq_rules::{Move, Outcome, Position};
 
-use crate::GameResult;
 use crate::history::History;
+use crate::{GameResult, RepetitionRule};
 
 /// A finished or unfinished game as a record: what [`crate::pgn`] writes and reads and what
 /// [`crate::Replay`] steps through.
@@ -18,6 +18,7 @@ pub struct Record {
     start: Position,
     moves: Vec<Move>,
     ending: Ending,
+    repetition: RepetitionRule,
 }
 
 /// The descriptive PGN tags of a record. `None` is written as PGN's "unknown" (`?`).
@@ -53,28 +54,36 @@ pub(crate) enum Ending {
 }
 
 impl Record {
-    /// The record of a match's history so far.
-    pub(crate) fn from_history(history: &History, result: Option<GameResult>) -> Self {
+    /// The record of a match's history so far, played under `repetition`.
+    pub(crate) fn from_history(
+        history: &History,
+        result: Option<GameResult>,
+        repetition: RepetitionRule,
+    ) -> Self {
         Self {
             tags: Tags::default(),
             start: history.start().clone(),
             moves: history.played().iter().map(|played| played.mv).collect(),
             ending: result.map_or(Ending::Unfinished, Ending::Result),
+            repetition,
         }
     }
 
-    /// A record from parts that the caller has checked: every move legal in turn from `start`.
+    /// A record from parts that the caller has checked: every move legal in turn from `start`,
+    /// and the ending borne out by the final position under `repetition`.
     pub(crate) const fn from_checked_parts(
         tags: Tags,
         start: Position,
         moves: Vec<Move>,
         ending: Ending,
+        repetition: RepetitionRule,
     ) -> Self {
         Self {
             tags,
             start,
             moves,
             ending,
+            repetition,
         }
     }
 
@@ -117,6 +126,12 @@ impl Record {
             Ending::Outcome(outcome) => Some(outcome),
             Ending::Result(result) => Some(result.outcome()),
         }
+    }
+
+    /// The rule the game's repetitions were judged by, which its result was checked against.
+    #[must_use]
+    pub const fn repetition(&self) -> RepetitionRule {
+        self.repetition
     }
 
     /// The result with its reason, when the record says why the game ended.

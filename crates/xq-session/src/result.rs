@@ -43,9 +43,12 @@ pub enum WinReason {
     /// The loser had no legal move without being in check; in Xiangqi that loses too.
     Stalemate,
     /// The loser gave check on every one of its moves through a threefold repetition that the
-    /// winner did not. (Perpetual chase, the rule's companion, is not adjudicated yet: such
-    /// repetitions are drawn; a `PerpetualChase` reason will join this one.)
+    /// winner did not.
     PerpetualCheck,
+    /// The loser chased one and the same piece with every one of its moves through a
+    /// threefold repetition, and the winner committed no graver fault (see
+    /// [`crate::RepetitionRule::Asian`]).
+    PerpetualChase,
     /// The loser's time ran out.
     TimeForfeit,
     /// The loser resigned.
@@ -60,7 +63,8 @@ pub enum WinReason {
 #[non_exhaustive]
 pub enum DrawReason {
     /// The same position occurred a third time with the same side to move, and neither side
-    /// alone checked throughout.
+    /// alone committed the gravest fault of the repetition rule (perpetual check, or under
+    /// the Asian rules perpetual chase).
     Repetition,
     /// The natural move limit passed without a capture.
     MoveLimit,
@@ -100,10 +104,11 @@ impl GameResult {
 
 impl WinReason {
     /// Every reason, in declaration order.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Checkmate,
         Self::Stalemate,
         Self::PerpetualCheck,
+        Self::PerpetualChase,
         Self::TimeForfeit,
         Self::Resignation,
         Self::Abandonment,
@@ -136,6 +141,7 @@ impl fmt::Display for WinReason {
             Self::Checkmate => "checkmate",
             Self::Stalemate => "stalemate",
             Self::PerpetualCheck => "perpetual check",
+            Self::PerpetualChase => "perpetual chase",
             Self::TimeForfeit => "time forfeit",
             Self::Resignation => "resignation",
             Self::Abandonment => "abandonment",

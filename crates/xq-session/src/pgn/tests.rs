@@ -37,7 +37,7 @@ const BLACK_STALEMATES: &str = "4k4/9/9/9/9/9/9/4p4/9/3K5 b - - 0 1";
 
 /// Games whose final position decides them under the match's rules: a set-up start, the ICCS
 /// moves, and the result the board gives.
-const DECIDED: [(&str, &str, GameResult); 7] = [
+const DECIDED: [(&str, &str, GameResult); 9] = [
     (RED_MATES, "b0b9", win(Color::Red, WinReason::Checkmate)),
     (
         "1r2k4/9/9/9/9/9/9/9/r8/3K5 b - - 0 1",
@@ -66,6 +66,18 @@ const DECIDED: [(&str, &str, GameResult); 7] = [
         "a1a0 e0e1 a0a1 e1e0 a1a0 e0e1 a0a1 e1e0",
         win(Color::Red, WinReason::PerpetualCheck),
     ),
+    // Red's chariot chases Black's unprotected cannon with every move.
+    (
+        "4k4/9/1c7/9/9/9/R8/9/9/3K5 w - - 0 1",
+        "a3b3 b7c7 b3c3 c7b7 c3b3 b7c7 b3c3 c7b7 c3b3",
+        win(Color::Black, WinReason::PerpetualChase),
+    ),
+    // The same, colours swapped.
+    (
+        "5k3/9/9/8r/9/9/9/7C1/9/4K4 b - - 0 1",
+        "i6h6 h2g2 h6g6 g2h2 g6h6 h2g2 h6g6 g2h2 g6h6",
+        win(Color::Red, WinReason::PerpetualChase),
+    ),
     (
         "4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1",
         "d0d1 e9e8 d1d0 e8e9 d0d1 e9e8 d1d0 e8e9",
@@ -86,10 +98,16 @@ fn position(fen: &str) -> Position {
 
 /// A match from `start` in which the side to move plays the ICCS `moves`.
 fn played(start: Position, moves: &str) -> Match {
+    played_under(RepetitionRule::Asian, start, moves)
+}
+
+/// [`played`], with repetitions judged by `rule`.
+fn played_under(rule: RepetitionRule, start: Position, moves: &str) -> Match {
     let now = Timestamp::from_millis(0);
     let mut game = Match::new(
         MatchConfig {
             start: Arc::new(start),
+            repetition: rule,
             ..MatchConfig::default()
         },
         now,
@@ -473,6 +491,7 @@ fn every_result_reads_back_with_its_reason() {
                 Position::startpos(),
                 Vec::new(),
                 Ending::Result(result),
+                RepetitionRule::Asian,
             ),
         };
         assert_eq!(record.result(), Some(result));
@@ -580,5 +599,42 @@ fn a_mated_side_to_move_has_lost() {
     assert_eq!(
         err.to_string(),
         "line 2: the final position is stalemate, a win for black, not 1/2-1/2"
+    );
+}
+
+#[test]
+fn a_records_repetition_rule_travels_in_its_own_tag() {
+    let chase = position("4k4/9/1c7/9/9/9/R8/9/9/3K5 w - - 0 1");
+    let moves = "a3b3 b7c7 b3c3 c7b7 c3b3 b7c7 b3c3 c7b7 c3b3";
+    let game = played_under(RepetitionRule::ChecksOnly, chase.clone(), moves);
+    let drawn = Some(GameResult::Draw {
+        reason: DrawReason::Repetition,
+    });
+    assert_eq!(game.status().result(), drawn);
+    let text = write(&game.record(), MoveFormat::Iccs);
+    assert!(
+        text.contains("[Termination \"repetition\"]\n[Repetition \"checks-only\"]\n"),
+        "{text}"
+    );
+    let read = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read.repetition(), RepetitionRule::ChecksOnly);
+    assert_eq!(read.result(), drawn);
+    assert_eq!(parse(&write(&read, MoveFormat::Iccs)), Ok(read));
+    // Read by the Asian rules, the same draw is a chase the record does not own up to.
+    let asian = text.replace("[Repetition \"checks-only\"]\n", "");
+    assert!(matches!(
+        parse(&asian),
+        Err(PgnError::UnfoundedTermination { .. })
+    ));
+    // The Asian rules are the default, and need no tag.
+    let record = played(chase, moves).record();
+    assert_eq!(record.repetition(), RepetitionRule::Asian);
+    assert!(!write(&record, MoveFormat::Iccs).contains("[Repetition"));
+    assert_eq!(
+        parse("[Repetition \"chinese\"]\n*"),
+        Err(PgnError::UnknownRepetitionRule {
+            line: 1,
+            value: "chinese".to_owned()
+        })
     );
 }

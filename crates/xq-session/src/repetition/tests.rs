@@ -1,0 +1,83 @@
+use xq_rules::fen::Fen;
+use xq_rules::iccs::Iccs;
+
+use super::*;
+
+/// The history of `moves` (ICCS) played from `fen`.
+fn history(fen: &str, moves: &str) -> History {
+    let start = fen.parse::<Fen>().map(Fen::into_position);
+    let Ok(Ok(start)) = start else {
+        panic!("{fen}: not a legal position");
+    };
+    let mut history = History::new(start);
+    for text in moves.split_whitespace() {
+        let iccs: Iccs = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+        history.push(Move::new(iccs.from, iccs.to));
+    }
+    history
+}
+
+/// Both sides' faults in the repetition that ends `history`.
+fn faults(history: &History) -> ByColor<Fault> {
+    let first = third_occurrence(history).unwrap_or_else(|| panic!("no third occurrence"));
+    let span = Span {
+        positions: &history.positions()[first..],
+        played: &history.played()[first..],
+    };
+    ByColor::new_with(|side| fault(&span, side, RepetitionRule::Asian))
+}
+
+#[test]
+fn chasing_a_chariot_held_on_a_horse_leg_is_the_graver_chase() {
+    // The rule book's diagram 39: Red's chariot and cannon chase Black's chariot on f8,
+    // which holds back Red's horse on g8 from checking; Black's moves chase nothing.
+    let d39 = history(
+        "2baka3/C4rN2/4b1n2/1Rp5p/6p2/2P6/4c1P1c/4B3C/4A4/4KAB2 w - - 0 1",
+        "b6b8 f9e8 b8b5 e8f9 b5b8 f9e8 b8b6 e8f9 b6b8",
+    );
+    let expected = ByColor {
+        red: Fault::PinnedChariotChase,
+        black: Fault::None,
+    };
+    assert_eq!(faults(&d39), expected);
+    // An ordinary chase of that chariot, had it been free to move, ranks below.
+    let free = history(
+        "4k4/9/1c7/9/9/9/R8/9/9/3K5 w - - 0 1",
+        "a3b3 b7c7 b3c3 c7b7 c3b3 b7c7 b3c3 c7b7 c3b3",
+    );
+    let expected = ByColor {
+        red: Fault::Chase,
+        black: Fault::None,
+    };
+    assert_eq!(faults(&free), expected);
+}
+
+#[test]
+fn the_single_side_with_the_gravest_fault_loses() {
+    use Fault::{Chase, Check, None as Clean, PinnedChariotChase as Held};
+    let lose = |loser: Color, reason| GameResult::Win {
+        winner: !loser,
+        reason,
+    };
+    let draw = GameResult::Draw {
+        reason: DrawReason::Repetition,
+    };
+    let cases = [
+        (Clean, Clean, draw),
+        (Chase, Chase, draw),
+        (Held, Held, draw),
+        (Check, Check, draw),
+        (Chase, Clean, lose(Color::Red, WinReason::PerpetualChase)),
+        (Held, Chase, lose(Color::Red, WinReason::PerpetualChase)),
+        (Chase, Held, lose(Color::Black, WinReason::PerpetualChase)),
+        (Check, Held, lose(Color::Red, WinReason::PerpetualCheck)),
+        (Chase, Check, lose(Color::Black, WinReason::PerpetualCheck)),
+    ];
+    for (red, black, expected) in cases {
+        assert_eq!(
+            ruling(ByColor { red, black }),
+            expected,
+            "{red:?} against {black:?}"
+        );
+    }
+}
