@@ -28,7 +28,8 @@
 //!    [`ErrorCode::InvalidOptions`] for options out of range ([`RoomOptions::check`]).
 //!    [`ClientMsg::JoinRoom`] takes the free seat: the joiner gets `Joined` and both players
 //!    get a snapshot of the started match. [`ClientMsg::QuickMatch`] answers
-//!    [`ServerMsg::Queued`] until a second player asks for the same clocks and undo policy;
+//!    [`ServerMsg::Queued`] until a second player asks for the same clocks, undo policy and
+//!    repetition rule;
 //!    then both get `Joined` and a snapshot (colours drawn by the relay).
 //!    [`ClientMsg::Spectate`] answers `Joined` with no seat and no token, then a snapshot.
 //! 4. **Play.** [`ClientMsg::Command`] must name the sender's colour
@@ -94,5 +95,7 @@ pub use snapshot::{SeatInfo, Snapshot};
 ///
 /// Version 2 added the draw by abandonment of both seats ([`xq_session::Command::AbandonBoth`],
 /// [`xq_session::DrawReason::Abandonment`]), which a version 1 peer could not decode; version 3
-/// the refusals [`ErrorCode::AlreadyAsked`] and [`ErrorCode::InvalidOptions`].
-pub const PROTOCOL_VERSION: u8 = 3;
+/// the refusals [`ErrorCode::AlreadyAsked`] and [`ErrorCode::InvalidOptions`]; version 4 the
+/// Asian repetition rules: [`RoomOptions::repetition`] (also in the snapshot's
+/// configuration) and [`xq_session::WinReason::PerpetualChase`].
+pub const PROTOCOL_VERSION: u8 = 4;

@@ -5,7 +5,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use xq_session::{MatchConfig, TimeControl, UndoPolicy};
+use xq_session::{MatchConfig, RepetitionRule, TimeControl, UndoPolicy};
 
 use crate::ErrorCode;
 
@@ -131,16 +131,20 @@ pub struct RoomOptions {
     pub undo: UndoPolicy,
     /// The creator's colour (ignored by quick match, which draws it).
     pub seat: SeatChoice,
+    /// How a threefold repetition is judged: by the Asian rules on perpetual check and
+    /// chase (the default), or on perpetual check alone.
+    pub repetition: RepetitionRule,
 }
 
 impl RoomOptions {
     /// The rules a room with these options plays its matches under: the standard start and
-    /// move limit, with these clocks and this undo policy.
+    /// move limit, with these clocks, this undo policy and this repetition rule.
     #[must_use]
     pub fn match_config(&self) -> MatchConfig {
         let mut config = MatchConfig::default();
         config.time_control = self.time_control;
         config.undo = self.undo;
+        config.repetition = self.repetition;
         config
     }
 
@@ -185,7 +189,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rooms_rules_take_its_clocks_and_undo_policy() {
+    fn a_rooms_rules_take_its_clocks_undo_policy_and_repetition_rule() {
         let options = RoomOptions {
             time_control: TimeControl::Increment {
                 base: Duration::from_secs(300),
@@ -193,10 +197,12 @@ mod tests {
             },
             undo: UndoPolicy::Forbidden,
             seat: SeatChoice::Black,
+            repetition: RepetitionRule::ChecksOnly,
         };
         let config = options.match_config();
         assert_eq!(config.time_control, options.time_control);
         assert_eq!(config.undo, UndoPolicy::Forbidden);
+        assert_eq!(config.repetition, RepetitionRule::ChecksOnly);
         // Everything else is the standard game's.
         let standard = MatchConfig::default();
         assert_eq!(config.start, standard.start);

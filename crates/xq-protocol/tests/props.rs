@@ -10,7 +10,9 @@ use xq_protocol::{
     SeatChoice, SeatInfo, ServerMsg, Snapshot,
 };
 use xq_rules::{ByColor, Color};
-use xq_session::{Command, CommandError, Match, MatchConfig, TimeControl, Timestamp, UndoPolicy};
+use xq_session::{
+    Command, CommandError, Match, MatchConfig, RepetitionRule, TimeControl, Timestamp, UndoPolicy,
+};
 
 fn color() -> impl Strategy<Value = Color> {
     prop_oneof![Just(Color::Red), Just(Color::Black)]
@@ -34,10 +36,12 @@ fn options() -> impl Strategy<Value = RoomOptions> {
         Just(SeatChoice::Black),
         Just(SeatChoice::Random)
     ];
-    (time, undo, seat).prop_map(|(time_control, undo, seat)| RoomOptions {
+    let repetition = prop::sample::select(RepetitionRule::ALL.to_vec());
+    (time, undo, seat, repetition).prop_map(|(time_control, undo, seat, repetition)| RoomOptions {
         time_control,
         undo,
         seat,
+        repetition,
     })
 }
 

@@ -3,16 +3,16 @@
 use std::collections::HashMap;
 
 use xq_protocol::RoomOptions;
-use xq_session::{TimeControl, UndoPolicy};
+use xq_session::{RepetitionRule, TimeControl, UndoPolicy};
 
 use crate::ConnId;
 
 /// What a quick-match player asks for: the room options that make the game (the seat is drawn).
-type Kind = (TimeControl, UndoPolicy);
+type Kind = (TimeControl, UndoPolicy, RepetitionRule);
 
 /// Players waiting for a quick match, at most one per kind of game. A player is paired only
-/// with one who asked for the same clocks and undo policy, so nobody is drawn into a game they
-/// did not ask for (such as one-second clocks).
+/// with one who asked for the same clocks, undo policy and repetition rule, so nobody is drawn
+/// into a game they did not ask for (such as one-second clocks).
 #[derive(Debug, Default)]
 pub(crate) struct QuickQueue {
     waiting: HashMap<Kind, ConnId>,
@@ -24,7 +24,7 @@ impl QuickQueue {
     /// `conn` asks for a match: the player already waiting for the same kind of game, or
     /// `None` if `conn` now waits itself.
     pub(crate) fn pair(&mut self, conn: ConnId, options: RoomOptions) -> Option<ConnId> {
-        let kind = (options.time_control, options.undo);
+        let kind = (options.time_control, options.undo, options.repetition);
         let first = self.waiting.remove(&kind);
         match first {
             Some(first) => {
@@ -78,9 +78,14 @@ mod tests {
             undo: UndoPolicy::Forbidden,
             ..RoomOptions::default()
         };
+        let checks_only = RoomOptions {
+            repetition: RepetitionRule::ChecksOnly,
+            ..RoomOptions::default()
+        };
         assert_eq!(queue.pair(ConnId(1), blitz), None);
         assert_eq!(queue.pair(ConnId(2), RoomOptions::default()), None);
         assert_eq!(queue.pair(ConnId(3), no_undo), None);
+        assert_eq!(queue.pair(ConnId(7), checks_only), None);
         // The seat is drawn, so asking for one does not make another kind of game.
         let red = RoomOptions {
             seat: xq_protocol::SeatChoice::Red,
@@ -90,6 +95,7 @@ mod tests {
         assert_eq!(queue.pair(ConnId(5), no_undo), Some(ConnId(3)));
         queue.remove(ConnId(2));
         assert_eq!(queue.pair(ConnId(6), RoomOptions::default()), None);
+        assert_eq!(queue.pair(ConnId(8), checks_only), Some(ConnId(7)));
         assert!(queue.kinds.len() == 1 && queue.waiting.len() == 1);
     }
 }

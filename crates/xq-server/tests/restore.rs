@@ -11,7 +11,7 @@ use xq_protocol::{
 };
 use xq_rules::{Color, Move, Square};
 use xq_server::{Config, ConnId, Output, Relay};
-use xq_session::{Command, Event, Seat, TimeControl, Timestamp};
+use xq_session::{Command, Event, RepetitionRule, Seat, TimeControl, Timestamp};
 use xq_store::{OpenRoom, Persist, SqliteStore, Storage};
 
 /// Shorter than the clocks, so a seat nobody resumes is lost before its flag falls.
@@ -133,7 +133,8 @@ fn snapshot(msgs: &[ServerMsg]) -> Snapshot {
 const RED: ConnId = ConnId(1);
 const BLACK: ConnId = ConnId(2);
 
-/// Red and Black in a 10 s blitz room from time 1000; Red plays at 3000; Black's clock runs.
+/// Red and Black in a 10 s blitz room from time 1000, judging repetitions by checks only;
+/// Red plays at 3000; Black's clock runs.
 fn opening(store: &mut SqliteStore) -> (Life, RoomCode, ResumeToken, ResumeToken) {
     let mut life = Life::start(store, 1);
     life.at(1_000);
@@ -144,6 +145,7 @@ fn opening(store: &mut SqliteStore) -> (Life, RoomCode, ResumeToken, ResumeToken
             increment: Duration::ZERO,
         },
         seat: SeatChoice::Red,
+        repetition: RepetitionRule::ChecksOnly,
         ..RoomOptions::default()
     };
     life.send(store, RED, &ClientMsg::CreateRoom(options));
@@ -181,6 +183,8 @@ fn after_a_crash_the_time_down_is_charged_to_nobody() {
     assert_eq!(snap.code, code);
     assert_eq!(snap.moves, [Move::new(Square::H2, Square::E2)]);
     assert!(snap.clocks_running);
+    // The restored room keeps the rule it was created with.
+    assert_eq!(snap.config.repetition, RepetitionRule::ChecksOnly);
     // Red spent 2 s; Black's clock restarted at the restart (time 0), 700 ms ago.
     assert_eq!(
         clocks(&snap),

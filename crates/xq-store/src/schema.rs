@@ -12,11 +12,12 @@ use rusqlite::{Connection, Transaction};
 use crate::StoreError;
 
 /// The schema version this crate reads and writes.
-pub(crate) const VERSION: i64 = 2;
+pub(crate) const VERSION: i64 = 3;
 
-/// Version 2.
+/// Version 3.
 ///
-/// - `rooms`: one row per room with a match, with its options, both seats' resume tokens and
+/// - `rooms`: one row per room with a match, with its options (their repetition rule since
+///   version 3), both seats' resume tokens and
 ///   its start (on the relay's clock, and `opened_at` on the wall clock). A rematch replaces
 ///   the row, so `id` names one match and is never reused. `first_lost` and `second_lost`
 ///   are 1 once that seat's player stayed away past the grace period: its token is void.
@@ -68,6 +69,14 @@ ALTER TABLE rooms ADD COLUMN first_lost INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE rooms ADD COLUMN second_lost INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// From version 2, whose room options had no repetition rule: its relays judged perpetual
+/// check alone, so its rooms keep that rule. The rule is the options' last field, and
+/// bincode writes `RepetitionRule::ChecksOnly` as its variant index, the one byte 1. (Through
+/// hex, since SQLite's `||` makes text of blobs.)
+const FROM_2: &str = "
+UPDATE rooms SET options = unhex(hex(options) || '01');
+";
+
 /// Creates the schema in a new database, migrates an older one, or checks the version of an
 /// existing one.
 pub(crate) fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
@@ -76,6 +85,11 @@ pub(crate) fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
         VERSION => {}
         1 => {
             tx.execute_batch(FROM_1)?;
+            tx.execute_batch(FROM_2)?;
+            tx.pragma_update(None, "user_version", VERSION)?;
+        }
+        2 => {
+            tx.execute_batch(FROM_2)?;
             tx.pragma_update(None, "user_version", VERSION)?;
         }
         0 if is_empty(&tx)? => {

@@ -8,7 +8,8 @@ use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
 use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
 use xq_session::{
-    Command, GameResult, Journal, Match, MatchConfig, Seat, Timestamp, WinReason, pgn,
+    Command, GameResult, Journal, Match, MatchConfig, RepetitionRule, Seat, Timestamp, WinReason,
+    pgn,
 };
 use xq_store::{GameId, OpenRoom, Persist, SqliteArchive, SqliteStore, Storage, StoreError};
 
@@ -356,8 +357,20 @@ fn a_lost_seat_stays_lost_after_a_reopen() {
     assert_eq!(rooms[0].lost, [Seat::Second]);
 }
 
+/// Turns the file into one of version 2, whose room options had no repetition rule (the
+/// last byte of their encoding now).
+fn make_version_2(db: &TempDb) {
+    let conn = rusqlite::Connection::open(&db.path).expect("opens");
+    conn.execute_batch(
+        "UPDATE rooms SET options = substr(options, 1, length(options) - 1);
+         PRAGMA user_version = 2;",
+    )
+    .expect("makes a version 2 file");
+}
+
 /// Turns the file into one of version 1, which was version 2 without the lost seats.
 fn make_version_1(db: &TempDb) {
+    make_version_2(db);
     let conn = rusqlite::Connection::open(&db.path).expect("opens");
     conn.execute_batch(
         "ALTER TABLE rooms DROP COLUMN first_lost;
@@ -384,6 +397,7 @@ fn a_version_1_file_is_migrated() {
     let rooms = store.open_rooms().expect("reads");
     assert_eq!(rooms.len(), 1);
     assert!(rooms[0].lost.is_empty());
+    assert_eq!(rooms[0].options.repetition, RepetitionRule::ChecksOnly);
     let lost = Persist::SeatLost {
         code,
         seat: Seat::First,
@@ -394,7 +408,47 @@ fn a_version_1_file_is_migrated() {
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .expect("reads");
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+}
+
+/// A file of version 2 was written by relays that judged repetitions by perpetual check
+/// alone: its rooms keep that rule, and the rooms opened after the migration have their own.
+#[test]
+fn a_version_2_file_is_migrated_and_its_rooms_keep_their_repetition_rule() {
+    let db = temp_db();
+    let old = RoomCode::from_u64(8);
+    {
+        let mut store = SqliteStore::open(&db.path).expect("opens");
+        store
+            .commit(&[started(old, Seat::First, 0)])
+            .expect("commit");
+    }
+    make_version_2(&db);
+    let mut store = SqliteStore::open(&db.path).expect("migrates");
+    assert_eq!(pragma(&db, "user_version"), "3");
+    let new = RoomCode::from_u64(9);
+    store
+        .commit(&[started(new, Seat::First, 0)])
+        .expect("commit");
+    drop(store);
+    let mut store = SqliteStore::open(&db.path).expect("reopens");
+    let mut rooms = store.open_rooms().expect("reads");
+    rooms.sort_by_key(|room| room.code);
+    let rules: Vec<_> = rooms
+        .iter()
+        .map(|room| (room.code, room.options.repetition))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            (old, RepetitionRule::ChecksOnly),
+            (new, RepetitionRule::Asian)
+        ]
+    );
+    assert_eq!(
+        rooms[0].options.match_config().repetition,
+        RepetitionRule::ChecksOnly
+    );
 }
 
 /// A pragma's value as another process would read it.
@@ -469,7 +523,7 @@ fn unknown_versions_and_foreign_files_are_refused_untouched() {
         SqliteStore::open(&newer.path),
         Err(StoreError::UnknownVersion {
             found: 7,
-            supported: 2
+            supported: 3
         })
     );
     assert_matches!(
