@@ -3,6 +3,7 @@
 
 mod bot;
 mod diagram;
+mod judge;
 mod load;
 mod replay;
 mod rules;
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use xq_rules::chinese::Chinese;
 use xq_rules::wxf::Wxf;
+use xq_session::RepetitionRule;
 
 /// Xiangqi tools: move generation, notations, positions.
 #[derive(Parser)]
@@ -67,6 +69,20 @@ enum Command {
         /// Moves in ICCS (`h2e2`).
         moves: Vec<String>,
     },
+    /// Plays moves through the referee the relay uses (default rules, no clocks) and prints
+    /// `ongoing`, or the result and its reason: `<1-0|0-1|1/2-1/2> <reason>`, the reason one of
+    /// `checkmate`, `stalemate`, `perpetual-check`, `perpetual-chase`, `repetition`,
+    /// `move-limit`. A move after the end of the game, or an illegal one, is an error.
+    Judge {
+        /// A FEN, or `startpos`.
+        position: String,
+        /// Moves in ICCS (`h2e2`).
+        moves: Vec<String>,
+        /// How repetitions are judged: `asian` (perpetual check and perpetual chase lose) or
+        /// `checks-only` (only perpetual check loses).
+        #[arg(long, default_value_t = RepetitionRule::Asian)]
+        rule: RepetitionRule,
+    },
     /// Prints a text diagram of the board (Chinese glyphs, Red at the bottom) and the status.
     Show {
         /// A FEN, or `startpos`.
@@ -104,6 +120,11 @@ fn main() -> ExitCode {
         Command::Chinese { position, moves } => rules::notate(&position, &moves, |pos, mv| {
             Chinese::from_move(pos, mv).to_string()
         }),
+        Command::Judge {
+            position,
+            moves,
+            rule,
+        } => judge::judge(&position, &moves, rule),
         Command::Show { position } => rules::show(&position),
         Command::Replay { file } => replay::replay(&file),
         Command::Bot(args) => bot::bot(args),

@@ -174,3 +174,55 @@ fn notations_of_each_move_in_turn() {
     let err = fails(&["wxf", "startpos", "h2e2", "h2e2"], "");
     assert!(err.contains("move 2 'h2e2' is illegal"), "{err}");
 }
+
+/// Red's chariot chases Black's unprotected cannon with every move.
+const CHASE: &str = "4k4/9/1c7/9/9/9/R8/9/9/3K5 w - - 0 1";
+const CHASE_MOVES: [&str; 9] = [
+    "a3b3", "b7c7", "b3c3", "c7b7", "c3b3", "b7c7", "b3c3", "c7b7", "c3b3",
+];
+
+#[test]
+fn judge_prints_the_referees_verdict() {
+    assert_eq!(ok(&["judge", "startpos"]), "ongoing\n");
+    assert_eq!(ok(&["judge", "startpos", "h2e2", "h9g7"]), "ongoing\n");
+    let chase = [&["judge", CHASE][..], &CHASE_MOVES].concat();
+    assert_eq!(ok(&chase), "0-1 perpetual-chase\n");
+    assert_eq!(
+        ok(&[&chase[..], &["--rule", "checks-only"]].concat()),
+        "1/2-1/2 repetition\n"
+    );
+    assert_eq!(
+        ok(&[&chase[..8], &["--rule", "asian"]].concat()),
+        "ongoing\n"
+    );
+    let check = "4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1";
+    let checks = "a8a9 e9e8 a9a8 e8e9 a8a9 e9e8 a9a8 e8e9";
+    let args = [
+        &["judge", check][..],
+        &checks.split(' ').collect::<Vec<_>>(),
+    ]
+    .concat();
+    assert_eq!(ok(&args), "0-1 perpetual-check\n");
+    assert_eq!(ok(&["judge", CHECKMATE, "b0b9"]), "1-0 checkmate\n");
+    assert_eq!(ok(&["judge", STALEMATE]), "1-0 stalemate\n");
+    let limit = "4k4/9/9/9/9/9/9/9/9/3K5 w - - 119 80";
+    assert_eq!(ok(&["judge", limit, "d0d1"]), "1/2-1/2 move-limit\n");
+}
+
+#[test]
+fn judge_refuses_bad_moves_and_moves_after_the_end() {
+    let chase = [&["judge", CHASE][..], &CHASE_MOVES, &["e9e8"]].concat();
+    let err = fails(&chase, "");
+    assert!(
+        err.contains("move 10 'e9e8' comes after the end of the game: 0-1 perpetual-chase"),
+        "{err}"
+    );
+    let err = fails(&["judge", "startpos", "h2e2", "h2e2"], "");
+    assert!(err.contains("move 2 'h2e2' is refused"), "{err}");
+    let err = fails(&["judge", "startpos", "h2e2", "z9z9"], "");
+    assert!(err.contains("move 2 'z9z9'"), "{err}");
+    let err = fails(&["judge", "rnbakabnr/9 w", "h2e2"], "");
+    assert!(err.contains("bad fen"), "{err}");
+    let err = fails(&["judge", "startpos", "--rule", "chinese"], "");
+    assert!(err.contains("chinese"), "{err}");
+}

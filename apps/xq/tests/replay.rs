@@ -89,3 +89,24 @@ fn a_bad_record_fails_naming_the_line_and_the_move() {
         .unwrap_or_else(|e| panic!("spawn xq: {e}"));
     assert!(!out.status.success());
 }
+
+#[test]
+fn a_perpetual_chase_is_named_and_checked_against_the_board() {
+    let chase = "[FEN \"4k4/9/1c7/9/9/9/R8/9/9/3K5 w - - 0 1\"]\n[Result \"0-1\"]\n\
+                 [Termination \"perpetual chase\"]\n\n\
+                 1. a3b3 b7c7 2. b3c3 c7b7 3. c3b3 b7c7 4. b3c3 c7b7 5. c3b3 0-1\n";
+    let out = replay("chase", chase);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.ends_with("result 0-1 perpetual chase\n"), "{stdout}");
+    // Under the rule that judges checks only, the same cycle is a draw, not a chase.
+    let checks_only = chase.replace("[Result", "[Repetition \"checks-only\"]\n[Result");
+    let out = replay("checks-only", &checks_only);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("perpetual chase\" does not hold"), "{err}");
+}
