@@ -7,7 +7,7 @@ use xq_client::ClientEvent;
 use xq_protocol::{MIN_CLOCK, RoomOptions};
 use xq_rules::fen::Fen;
 use xq_rules::{Color, Position};
-use xq_session::{DrawReason, Event, GameResult, TimeControl, WinReason};
+use xq_session::{DrawReason, Event, GameResult, RepetitionRule, TimeControl, WinReason};
 use xq_tests::{
     FrameProxy, Pair, Relay, Scheme, connect, expect, match_event, moves, pair, pair_at, play_line,
     run,
@@ -48,6 +48,47 @@ async fn checkmate_seen_by_a_spectator(scheme: Scheme) {
             6,
             "five moves and the result, numbered without gaps"
         );
+    }
+    relay.shutdown().await;
+}
+
+/// Red's horse chases Black's cannon to and fro from the start until the position comes
+/// round a third time.
+const CHASE: &str = "b2b3 c6c5 b3b5 h7c7 g0i2 c7c3 b0a2 c3c2 a2b0 c2c3 b0a2 c3c2 a2b0 c2c3";
+
+/// The relay judges a room by its repetition rule: the Asian rules (the default) make the
+/// chaser lose, a room created to judge checks only draws the same game.
+async fn perpetual_chase_by_the_rooms_rule(scheme: Scheme) {
+    let relay = Relay::start(scheme, "chase").await;
+    let rules = [
+        (
+            RepetitionRule::Asian,
+            GameResult::Win {
+                winner: Color::Black,
+                reason: WinReason::PerpetualChase,
+            },
+        ),
+        (
+            RepetitionRule::ChecksOnly,
+            GameResult::Draw {
+                reason: DrawReason::Repetition,
+            },
+        ),
+    ];
+    for (repetition, ruling) in rules {
+        let room = RoomOptions {
+            repetition,
+            ..RoomOptions::default()
+        };
+        let mut pair = pair(&relay, room).await;
+        play_line(&mut pair, &mut [], &moves(CHASE)).await;
+        for client in [&mut pair.red, &mut pair.black] {
+            let (_, event) = match_event(client).await;
+            assert_eq!(game_over(&event), Some(ruling), "{repetition}");
+            let mirror = client.mirror().unwrap_or_else(|| panic!("no mirror"));
+            assert_eq!(mirror.config().repetition, repetition);
+            assert_eq!(mirror.status().result(), Some(ruling));
+        }
     }
     relay.shutdown().await;
 }
@@ -288,6 +329,7 @@ xq_tests::over_every_transport!(
     resign_then_rematch_with_colours_swapped,
     flag_fall,
     a_dropped_client_resumes_with_nothing_lost_or_doubled,
+    perpetual_chase_by_the_rooms_rule,
 );
 
 #[test]

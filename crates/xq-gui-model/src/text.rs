@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use xq_rules::{Color, Outcome};
-use xq_session::GameResult;
+use xq_session::{GameResult, WinReason};
 
 /// A side's name as the UI writes it.
 #[must_use]
@@ -14,10 +14,23 @@ pub(crate) const fn side_name(color: Color) -> &'static str {
     }
 }
 
-/// A result in words: "Red wins by checkmate", "Draw by agreement".
+/// A result in words: "Red wins by checkmate", "Draw by agreement". A loss for a forbidden
+/// repetition names the side that broke the rule: "Perpetual chase: Red loses".
 #[must_use]
 pub(crate) fn result_text(result: GameResult) -> String {
     match result {
+        GameResult::Win {
+            winner,
+            reason: reason @ (WinReason::PerpetualCheck | WinReason::PerpetualChase),
+        } => {
+            let reason = reason.to_string();
+            let (first, rest) = reason.split_at(1);
+            format!(
+                "{}{rest}: {} loses",
+                first.to_uppercase(),
+                side_name(!winner)
+            )
+        }
         GameResult::Win { winner, reason } => format!("{} wins by {reason}", side_name(winner)),
         GameResult::Draw { reason } => format!("Draw by {reason}"),
     }
@@ -49,7 +62,7 @@ pub(crate) fn clock_text(left: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
-    use xq_session::{DrawReason, WinReason};
+    use xq_session::DrawReason;
 
     use super::*;
 
@@ -60,6 +73,16 @@ mod tests {
             reason: WinReason::Checkmate,
         };
         assert_eq!(result_text(win), "Black wins by checkmate");
+        let chase = GameResult::Win {
+            winner: Color::Black,
+            reason: WinReason::PerpetualChase,
+        };
+        assert_eq!(result_text(chase), "Perpetual chase: Red loses");
+        let check = GameResult::Win {
+            winner: Color::Red,
+            reason: WinReason::PerpetualCheck,
+        };
+        assert_eq!(result_text(check), "Perpetual check: Black loses");
         let draw = GameResult::Draw {
             reason: DrawReason::Agreement,
         };

@@ -489,3 +489,14 @@ fn a_request_is_answered_while_a_replay_is_open() -> Result<(), PgnError> {
     assert_eq!(view.ply(), 0);
     Ok(())
 }
+
+#[test]
+fn a_perpetual_chase_names_the_side_that_loses() {
+    let (mut view, _) = local();
+    // Red's horse chases Black's cannon back and forth until the position comes round a
+    // third time: under the Asian rules the chaser loses.
+    play(&mut view, ms(0), "b2b3 c6c5 b3b5 h7c7 g0i2 c7c3");
+    let cycle = "b0a2 c3c2 a2b0 c2c3";
+    play(&mut view, ms(0), &format!("{cycle} {cycle}"));
+    assert_eq!(view.status_line(), "Perpetual chase: Red loses");
+}
