@@ -13,7 +13,8 @@
 //!   [`chinese::Chinese`] (`炮二平五`), which need the position to resolve.
 //! - [`perft()`] counts leaves of the legal-move tree, to compare move generators.
 //! - What the Asian rules' chase clauses ask of a position, for the session's repetition judge
-//!   and for engines: [`Position::attack_set`], [`Position::capturers`],
+//!   and for engines: [`Position::attack_set`], [`Position::chasers`], [`Position::capturers`],
+//!   [`Position::attackers`],
 //!   [`Position::recaptures`], [`Position::pinned`] and [`Position::horse_leg_pins`], as
 //!   [`SquareSet`]s.
 //!

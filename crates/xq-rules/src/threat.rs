@@ -40,6 +40,30 @@ impl Position {
         legal_capturers(board, self.general(by), target.index(), by)
     }
 
+    /// The pieces of `by` whose moving pattern reaches `target` as a capture, whether or not
+    /// the capture would be legal: [`Position::capturers`] before its legality test. A piece
+    /// pinned to its general, or kept from capturing by a check, is among them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xq_rules::{Color, Square, fen::Fen};
+    ///
+    /// // Red's chariot on e3 is pinned: it reaches the horse on d3 but may not take it.
+    /// let pos = "3kr4/9/9/9/9/9/3nR4/9/9/4K4 w - - 0 1".parse::<Fen>()?.into_position()?;
+    /// assert!(pos.attackers(Square::D3, Color::Red).contains(Square::E3));
+    /// assert!(pos.capturers(Square::D3, Color::Red).is_empty());
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn attackers(&self, target: Square, by: Color) -> SquareSet {
+        let board = self.board();
+        if board.piece_at(target).is_none_or(|piece| piece.color == by) {
+            return SquareSet::EMPTY;
+        }
+        SquareSet::from_bits(attackers(board, target.index(), by))
+    }
+
     /// The pieces of the side whose piece `capture` takes that could legally take back on the
     /// same square right after it: the victim's protectors against that capture. Empty when
     /// `capture` takes nothing (or a piece of the capturer's own side).
