@@ -227,8 +227,9 @@ fn chased_throughout(span: &Span<'_>, side: Color) -> (SquareSet, SquareSet) {
 /// freed), or an attack that stood before now counts because the move took away their
 /// protection (blocked or uncovered a protector's line, pinned a protector).
 ///
-/// The one exception: a move that escapes a threat to one of the mover's own pieces does not
-/// chase by taking protection away, only by a new attack. The rule book's diagram 61 rules
+/// The one exception: a move that escapes a threat to one of the mover's own pieces, or
+/// answers a check, does not chase by taking protection away, nor by making legal a capture
+/// that the check forbade: only by a new attack. The rule book's diagram 61 rules
 /// so: Black's horse blocks, move after move, the cannon line that attacks Black's chariot,
 /// which also cuts that cannon's protection of a piece the chariot attacks, and Black is not
 /// chasing; while in its appendix, Red's soldier, threatened by nothing, takes away the
@@ -238,15 +239,22 @@ fn threats(before: &Position, after: &Position, mv: Move, side: Color) -> Square
     if entered.is_empty() {
         return entered;
     }
-    let escapes = !(moved(before.attack_set(!side), mv) - after.attack_set(!side)).is_empty();
+    // Answering a check escapes too; the captures that only the check forbade stood before.
+    let in_check = before.is_check();
+    let escapes =
+        in_check || !(moved(before.attack_set(!side), mv) - after.attack_set(!side)).is_empty();
     if !escapes {
         return entered;
     }
     entered
         .iter()
         .filter(|&victim| {
-            let standing = moved(before.capturers(victim, side), mv);
-            !(after.chasers(victim, side) - standing).is_empty()
+            let stood = if in_check {
+                before.attackers(victim, side)
+            } else {
+                before.capturers(victim, side)
+            };
+            !(after.chasers(victim, side) - moved(stood, mv)).is_empty()
         })
         .collect()
 }

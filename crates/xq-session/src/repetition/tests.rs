@@ -81,3 +81,21 @@ fn the_single_side_with_the_gravest_fault_loses() {
         );
     }
 }
+
+#[test]
+fn answering_a_check_chases_nothing_the_check_held_back() {
+    // Red's chariot checks from c8 and goes back to c9 (one check, one idle move). Black's
+    // advisor blocks the check on e8, which makes legal again the capture of Red's cannon on
+    // h9 by the chariot on i9 that stood there all along: no chase. Its way back to f9 cuts the
+    // c9 chariot's protection of the cannon, a chase, but only every other move: a draw.
+    let cycle = "c9c8 f9e8 c8c9 e8f9";
+    let game = history(
+        "rnR2a1Cr/5k3/5a2b/p1p1p1p1p/9/4P2cP/P1P3P1c/1C2B4/4K4/RNBA1A3 w - - 0 15",
+        &format!("{cycle} {cycle}"),
+    );
+    let expected = ByColor {
+        red: Fault::None,
+        black: Fault::None,
+    };
+    assert_eq!(faults(&game), expected);
+}
