@@ -6,16 +6,15 @@
 //! [`Match`]: the ruling must be the book's, and one move earlier the game must still be on.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+
+mod support;
 
 use proptest::prelude::*;
+use support::{play, shuttle};
 use xq_rules::fen::Fen;
 use xq_rules::iccs::Iccs;
 use xq_rules::{Board, Move, Piece, Position, Setup};
-use xq_session::{
-    Command, DrawReason, GameResult, Match, MatchConfig, RepetitionRule, Status, Timestamp,
-    WinReason,
-};
+use xq_session::{DrawReason, GameResult, MatchConfig, RepetitionRule, Status, WinReason};
 
 /// One diagram: where it starts, the moves up to the third occurrence, and the ruling.
 struct Case {
@@ -76,25 +75,6 @@ fn ruling(text: &str) -> Option<GameResult> {
         "perpetual-chase" => win(winner, WinReason::PerpetualChase),
         _ => None,
     }
-}
-
-/// Plays `moves` from `start` under `rule` (and no move limit): the status one move before
-/// the end, and at the end.
-fn play(start: &Position, moves: &[Move], rule: RepetitionRule) -> (Status, Status) {
-    let mut config = MatchConfig::default();
-    config.start = Arc::new(start.clone());
-    config.repetition = rule;
-    config.move_limit = None;
-    let mut game = Match::new(config, Timestamp::from_millis(0));
-    let mut before_last = game.status();
-    for (index, &mv) in moves.iter().enumerate() {
-        before_last = game.status();
-        let by = game.position().turn();
-        if let Err(err) = game.handle(Timestamp::from_millis(0), Command::Play { by, mv }) {
-            panic!("move {index} {mv}: {err}");
-        }
-    }
-    (before_last, game.status())
 }
 
 /// The position and moves seen from the other side: the board turned half way round and
@@ -249,58 +229,6 @@ fn rules_are_named_as_config_files_and_pgn_write_them() {
     assert_eq!("Checks-Only".parse(), Ok(RepetitionRule::ChecksOnly));
     assert!("chinese".parse::<RepetitionRule>().is_err());
     assert_eq!(MatchConfig::default().repetition, RepetitionRule::Asian);
-}
-
-/// A random position after `plies` random legal moves from the start (choices taken modulo
-/// the number of moves), and a two-move shuttle from it: a move of each side and both moves
-/// back, none a capture. `None` if the choices give no such shuttle.
-fn shuttle(choices: &[usize]) -> Option<(Position, Vec<Move>)> {
-    let (walk, pick) = choices.split_at(choices.len() - 2);
-    let mut pos = Position::startpos();
-    for &choice in walk {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        pos.play_unchecked(moves[choice % moves.len()]);
-    }
-    let start = pos.clone();
-    let mut cycle = Vec::new();
-    for &choice in pick {
-        let quiet: Vec<Move> = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|mv| pos.board().piece_at(mv.to).is_none())
-            .collect();
-        // Moves that check or threaten, when there are any, so that cycles of checks and
-        // chases come up as well as idle ones.
-        let forcing: Vec<Move> = quiet
-            .iter()
-            .copied()
-            .filter(|&mv| {
-                let mut after = pos.clone();
-                after.play_unchecked(mv);
-                after.is_check()
-                    || !(after.attack_set(pos.turn()) - pos.attack_set(pos.turn())).is_empty()
-            })
-            .collect();
-        let from = if forcing.is_empty() || choice % 4 == 0 {
-            &quiet
-        } else {
-            &forcing
-        };
-        let mv = *from.get(choice / 4 % from.len().max(1))?;
-        pos.play_unchecked(mv);
-        cycle.push(mv);
-    }
-    for back in [cycle[0], cycle[1]].map(|mv| Move::new(mv.to, mv.from)) {
-        if !pos.is_legal(back) || pos.board().piece_at(back.to).is_some() {
-            return None;
-        }
-        pos.play_unchecked(back);
-        cycle.push(back);
-    }
-    Some((start, cycle))
 }
 
 proptest! {
