@@ -199,6 +199,40 @@ impl Position {
         Ok(pos)
     }
 
+    /// The same game seen from the other side: the board turned half way round and the
+    /// colours swapped, so Black's pieces stand where Red's stood and Black is to move where
+    /// Red was. Every rule is symmetric under it: a move `from`–`to` here is the move
+    /// `from.flip()`–`to.flip()` there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xq_rules::{Color, Position};
+    ///
+    /// let start = Position::startpos();
+    /// let mirrored = start.mirrored();
+    /// assert_eq!(mirrored.turn(), Color::Black);
+    /// assert_eq!(mirrored.board(), start.board());
+    /// assert_eq!(mirrored.mirrored(), start);
+    /// ```
+    #[must_use]
+    pub fn mirrored(&self) -> Self {
+        let mut board = Board::empty();
+        for (square, piece) in self.board.pieces() {
+            board.set_piece_at(square.flip(), Some(Piece::new(!piece.color, piece.role)));
+        }
+        let setup = Setup {
+            board,
+            turn: !self.turn,
+            ..self.to_setup()
+        };
+        match Self::from_setup(setup) {
+            Ok(pos) => pos,
+            // Each rule of a legal position holds of its mirror image.
+            Err(err) => unreachable!("the mirror of a legal position is legal: {err}"),
+        }
+    }
+
     /// The position as an unvalidated setup (for notations and editing).
     #[must_use]
     pub fn to_setup(&self) -> Setup {

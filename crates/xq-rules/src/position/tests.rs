@@ -232,3 +232,22 @@ fn hash_and_clocks_follow_moves() {
     };
     assert_eq!(captured, Some(Piece::new(Color::Black, Role::Horse)));
 }
+
+#[test]
+fn a_mirrored_position_plays_the_mirrored_game() {
+    let fen = "r1bakab1r/9/1cn3nc1/p1p1p3p/6p2/2P6/P3P1P1P/1CN1C1N2/9/R1BAKAB1R b - - 4 5";
+    let pos = pos(fen);
+    let mirrored = pos.mirrored();
+    assert_eq!(mirrored.mirrored(), pos);
+    assert_eq!(mirrored.turn(), Color::Red);
+    let mut moves: Vec<Move> = pos
+        .legal_moves()
+        .iter()
+        .map(|mv| Move::new(mv.from.flip(), mv.to.flip()))
+        .collect();
+    let mut theirs = mirrored.legal_moves().to_vec();
+    moves.sort();
+    theirs.sort();
+    assert_eq!(moves, theirs);
+    assert_eq!(crate::perft(&mirrored, 2), crate::perft(&pos, 2));
+}
