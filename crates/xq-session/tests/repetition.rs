@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use support::{play, shuttle};
 use xq_rules::fen::Fen;
 use xq_rules::iccs::Iccs;
-use xq_rules::{Board, Move, Piece, Position, Setup};
+use xq_rules::{Move, Position};
 use xq_session::{DrawReason, GameResult, MatchConfig, RepetitionRule, Status, WinReason};
 
 /// One diagram: where it starts, the moves up to the third occurrence, and the ruling.
@@ -80,22 +80,11 @@ fn ruling(text: &str) -> Option<GameResult> {
 /// The position and moves seen from the other side: the board turned half way round and
 /// the colours swapped.
 fn mirrored(start: &Position, moves: &[Move]) -> (Position, Vec<Move>) {
-    let setup = start.to_setup();
-    let mut board = Board::empty();
-    for (square, piece) in setup.board.pieces() {
-        board.set_piece_at(square.flip(), Some(Piece::new(!piece.color, piece.role)));
-    }
-    let setup = Setup {
-        board,
-        turn: !setup.turn,
-        ..setup
-    };
-    let start = Position::from_setup(setup).unwrap_or_else(|e| panic!("mirror: {e}"));
     let moves = moves
         .iter()
         .map(|mv| Move::new(mv.from.flip(), mv.to.flip()))
         .collect();
-    (start, moves)
+    (start.mirrored(), moves)
 }
 
 /// The same result with the colours swapped.
