@@ -44,6 +44,10 @@ const CYCLES: usize = 3_000;
 /// The share of cycles on which the two must agree.
 const FLOOR: f64 = 0.98;
 
+/// How many cycles our judge must rule decisive, every one agreeing with Fairy-Stockfish: 30
+/// do, 15 of them by chase, so a judge that missed chases would fail.
+const DECISIVE: usize = 25;
+
 /// A ruling from the side to move's view, as pyffish gives it: 1 won, -1 lost, 0 drawn.
 fn score(result: GameResult, to_move: xq_rules::Color) -> i32 {
     match result {
@@ -110,6 +114,7 @@ fn rulings_agree_with_fairy_stockfish_on_nearly_every_cycle() {
     assert_eq!(verdicts.len(), cycles.len());
 
     let (mut compared, mut decisive, mut disagreements) = (0, 0, Vec::new());
+    let mut decisive_disagreements = 0;
     for ((start, moves, result), verdict) in cycles.iter().zip(verdicts) {
         if verdict == "early" {
             continue;
@@ -122,6 +127,7 @@ fn rulings_agree_with_fairy_stockfish_on_nearly_every_cycle() {
             _ => None,
         };
         if theirs != Some(ours) {
+            decisive_disagreements += usize::from(ours != 0);
             let moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
             disagreements.push(format!(
                 "{} {}: ours {result:?}, pyffish {verdict}",
@@ -136,6 +142,8 @@ fn rulings_agree_with_fairy_stockfish_on_nearly_every_cycle() {
         disagreements.join("\n")
     );
     assert!(compared >= CYCLES / 2, "only {compared} cycles compared");
+    assert!(decisive >= DECISIVE, "only {decisive} decisive cycles");
+    assert_eq!(decisive_disagreements, 0, "a decisive ruling disagrees");
     assert!(
         agreed as f64 >= FLOOR * compared as f64,
         "{} of {compared} cycles disagree",
