@@ -52,9 +52,9 @@
 //! # Metrics
 //!
 //! The core counts as it decides ([`Relay::metrics`]); [`Server::metrics`] reads those
-//! counters and the driver's ([`ServerMetrics`]) from the running relay. [`encode`] writes a
-//! snapshot in the Prometheus text format, and [`MetricsEndpoint`] serves it over HTTP at
-//! `GET /metrics` until the relay stops.
+//! counters and the driver's ([`ServerMetrics`]) from the running relay. With the
+//! `metrics-http` feature, `encode` writes a snapshot in the Prometheus text format, and
+//! `MetricsEndpoint` serves it over HTTP at `GET /metrics` until the relay stops.
 //!
 //! # Examples
 //!
@@ -87,7 +87,12 @@
 //!
 //! # Feature flags
 //!
-//! None.
+//! - `metrics-http` (default): `encode` and `MetricsEndpoint`, the Prometheus text format
+//!   and the HTTP listener that serves it (hyper, prometheus-client). A relay nobody scrapes
+//!   goes without; its counters are still there through [`Server::metrics`].
+//!
+//! - `sqlite` (default): `xq-store`'s SQLite engine, to pass to [`Builder::storage`]. A
+//!   relay that keeps nothing links no database.
 //!
 //! [quinn]: https://docs.rs/quinn
 
@@ -99,9 +104,12 @@ mod config;
 mod conn;
 mod deadlines;
 mod driver;
+#[cfg(feature = "metrics-http")]
 mod exposition;
 mod gate;
 mod limits;
+// Two of its helpers (a histogram's buckets, the relay's end) serve only the exposition.
+#[cfg_attr(not(feature = "metrics-http"), allow(dead_code))]
 mod metrics;
 mod output;
 mod quick;
@@ -113,6 +121,7 @@ mod tally;
 
 pub use config::Config;
 pub use conn::ConnId;
+#[cfg(feature = "metrics-http")]
 pub use exposition::{CONTENT_TYPE_TEXT, MetricsEndpoint, encode};
 pub use limits::RateLimit;
 pub use metrics::{LatencyHistogram, MetricsHandle, RelayMetrics, ServerMetrics};

@@ -7,8 +7,12 @@ use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use xq_protocol::RoomCode;
-use xq_session::pgn::{self, MoveFormat};
-use xq_session::{Record, Seat};
+use xq_session::Seat;
+#[cfg(feature = "sqlite")]
+use xq_session::{
+    Record,
+    pgn::{self, MoveFormat},
+};
 
 /// An archived game's number, given by the storage in archiving order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -43,6 +47,7 @@ pub struct GameSummary {
 pub struct UnixTime(pub i64);
 
 /// A game ready for the archive: the columns and the PGN text, derived from the record.
+#[cfg(feature = "sqlite")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Archived {
     pub(crate) red: String,
@@ -65,6 +70,7 @@ pub fn player_name(code: RoomCode, seat: Seat) -> String {
     format!("{code}/{number}")
 }
 
+#[cfg(feature = "sqlite")]
 impl Archived {
     /// The archive row of `record`, a game of room `code` with `red` playing Red that started
     /// at `started`. The PGN gets the players' names, the date and the room.

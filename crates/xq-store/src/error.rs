@@ -7,6 +7,7 @@ use xq_protocol::RoomCode;
 #[non_exhaustive]
 pub enum StoreError {
     /// SQLite reported an error (the file is unreadable, the disk is full…).
+    #[cfg(feature = "sqlite")]
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     /// The database was written by a relay with a schema this one does not know (a newer
@@ -33,6 +34,7 @@ pub enum StoreError {
         code: String,
     },
     /// A value could not be encoded for storage.
+    #[cfg(feature = "sqlite")]
     #[error("cannot encode a value for storage: {0}")]
     Encode(#[from] bincode::error::EncodeError),
     /// A change names a room whose match was never started (or is closed already).

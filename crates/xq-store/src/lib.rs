@@ -8,8 +8,9 @@
 //! - [`Storage`] is the interface of a storage engine: commit a batch of changes atomically
 //!   and durably, list the open rooms, list and export archived games. It leaves room for a
 //!   networked engine.
-//! - [`SqliteStore`] is the default engine: one SQLite file in write-ahead-logging mode, with
-//!   a versioned schema (an unknown version is refused, never overwritten).
+//! - [`SqliteStore`] is the default engine (feature `sqlite`): one SQLite file in
+//!   write-ahead-logging mode, with a versioned schema (an unknown version is refused, never
+//!   overwritten).
 //!
 //! The crate does no networking and starts no thread or task: the relay's driver runs the
 //! engine on a thread of its own and groups commits (see `xq-server`).
@@ -17,6 +18,7 @@
 //! # Examples
 //!
 //! ```
+//! # #[cfg(feature = "sqlite")] {
 //! use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
 //! use xq_rules::{Color, Move, Square};
 //! use xq_session::{Command, Entry, Input, Seat, Timestamp};
@@ -41,13 +43,16 @@
 //! let rooms = store.open_rooms()?;
 //! assert_eq!(rooms.len(), 1);
 //! assert_eq!(rooms[0].entries, [entry]);
+//! # }
 //! # Ok::<_, xq_store::StoreError>(())
 //! ```
 //!
 //! # Feature flags
 //!
-//! None. SQLite is compiled in (rusqlite's `bundled` feature), so the relay needs no system
-//! library.
+//! - `sqlite` (default): the SQLite engine, [`SqliteStore`] and [`SqliteArchive`]. SQLite is
+//!   compiled in (rusqlite's `bundled` feature), so the relay needs no system library.
+//!   Without it the crate is the interface alone, for a relay that keeps nothing or an
+//!   engine of its own; depend on it with `default-features = false` then.
 //!
 //! [`xq-server`]: https://docs.rs/xq-server
 
@@ -56,13 +61,17 @@
 mod archive;
 mod error;
 mod persist;
+#[cfg(feature = "sqlite")]
 mod schema;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 mod storage;
+#[cfg(feature = "sqlite")]
 mod sweep;
 
 pub use archive::{GameId, GameSummary, UnixTime, player_name};
 pub use error::StoreError;
 pub use persist::{OpenRoom, Persist};
+#[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteArchive, SqliteStore};
 pub use storage::Storage;

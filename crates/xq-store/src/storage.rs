@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::{GameId, GameSummary, OpenRoom, Persist, StoreError};
 
-/// A storage engine for the relay: SQLite ([`crate::SqliteStore`]) by default, and room for a
+/// A storage engine for the relay: SQLite (`SqliteStore`, feature `sqlite`) by default, and room for a
 /// networked database later.
 ///
 /// **Synchronous on purpose.** The relay runs its storage on a thread of its own and commits
