@@ -1,10 +1,10 @@
 //! The connect panel: a relay URL and the ways to find an opponent on it, or a relay hosted
-//! here. What the buttons do is the view-model's [`Lobby`]; this only draws it.
+//! here. What the buttons do is `xq-gui-net`'s [`Lobby`]; this only draws it.
 
 use std::sync::Arc;
 
 use eframe::egui::{Button, CollapsingHeader, Color32, Context, DragValue, RichText, TextEdit, Ui};
-use xq_gui_model::{HostConfig, Lobby, RemoteGame, Wake};
+use xq_gui_net::{HostConfig, Lobby, RemoteGame, Wake};
 
 /// The connect panel's fields, and the lobby they drive.
 pub(crate) struct ConnectPanel {

@@ -7,8 +7,8 @@ use xq_session::{
     Command, CommandError, Event, Record, RematchError, Status, Timestamp, UndoRequest,
 };
 
-/// A game the view can show and play in: a [`crate::LocalGame`] on this screen or a
-/// [`crate::RemoteGame`] on a relay. The view-model only talks to this trait, so both play
+/// A game the view can show and play in: a [`crate::LocalGame`] on this screen, or a game on
+/// a relay (`xq-gui-net`'s `RemoteGame`). The view-model only talks to this trait, so both play
 /// through the same code.
 ///
 /// The calling order follows [`xq_session::Match`]: send commands with

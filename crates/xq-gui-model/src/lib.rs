@@ -13,16 +13,13 @@
 //! - [`MoveRow`] and [`Notation`]: the move list, in Chinese, WXF or ICCS notation; PGN save
 //!   and open, and stepping through a record ([`Step`]).
 //! - [`GameBackend`]: where commands go and events come from. [`LocalGame`] is two players
-//!   at one screen, driving an `xq_session::Match`; [`RemoteGame`] is a game on a relay,
-//!   through `xq_client`, with who is connected as a [`Presence`].
-//! - [`Lobby`]: the connect panel's logic: connect by URL and create, join, quick-match or
-//!   spectate ([`Entry`]), or [`Host`] a relay in this process for an opponent on the local
-//!   network.
+//!   at one screen, driving an `xq_session::Match`; a game on a relay tells who is connected
+//!   as a [`Presence`].
 //!
-//! The view-model reads no clock: the app passes in the time as an `xq_session::Timestamp`.
-//! Its only IO is the network's, kept off the GUI thread: [`Network`] runs a tokio runtime on
-//! a background thread, and a [`RemoteGame`] only sends and polls channels, so a frame never
-//! waits.
+//! The view-model does no IO: no sockets, no threads, no async runtime, and it reads no clock
+//! (the app passes in the time as an `xq_session::Timestamp`). Network play is `xq-gui-net`:
+//! its `RemoteGame` is a [`GameBackend`] over `xq-client`, run on a tokio thread of its own,
+//! and its `Lobby` connects to relays or hosts one in the process.
 //!
 //! # Examples
 //!
@@ -56,15 +53,11 @@
 mod action;
 mod backend;
 mod dialog;
-mod host;
 mod layout;
-mod lobby;
 mod local;
 mod move_list;
-mod network;
 mod notation;
 mod orientation;
-mod remote;
 mod selection;
 mod text;
 mod view_model;
@@ -72,14 +65,10 @@ mod view_model;
 pub use action::{Action, Buttons};
 pub use backend::{BackendError, GameBackend, Presence, Update};
 pub use dialog::Dialog;
-pub use host::{Host, HostConfig};
 pub use layout::{BoardLayout, Point};
-pub use lobby::Lobby;
 pub use local::LocalGame;
 pub use move_list::{MoveEntry, MoveRow};
-pub use network::{ConnectError, Entry, Network, Pending};
 pub use notation::Notation;
 pub use orientation::{Cell, Orientation};
-pub use remote::{RemoteGame, Wake};
 pub use selection::{Click, Selection};
 pub use view_model::{ActionError, Step, ViewModel};

@@ -4,7 +4,7 @@ use xq_client::Mirror;
 use xq_rules::Color;
 use xq_session::{Command, CommandError, RematchError, UndoPolicy};
 
-use crate::{BackendError, Presence};
+use xq_gui_model::{BackendError, Presence};
 
 /// Why the relay would refuse `command` from the player of `seat`, judged from the mirror's
 /// state alone: the seat, the connection, the status, the turn and legal moves, and the

@@ -15,7 +15,7 @@ use xq_rules::{ByColor, Color, Position};
 use xq_session::{Command, Record, Status, Timestamp, UndoRequest};
 
 use self::worker::{Report, Request};
-use crate::{BackendError, GameBackend, Presence, Update};
+use xq_gui_model::{BackendError, GameBackend, Presence, Update};
 
 pub use self::worker::Wake;
 

@@ -7,9 +7,9 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use xq_gui_model::{
-    Action, ActionError, BackendError, Click, Dialog, Entry, GameBackend, Host, HostConfig, Lobby,
-    Network, Pending, Presence, RemoteGame, ViewModel, Wake,
+    Action, ActionError, BackendError, Click, Dialog, GameBackend, Presence, ViewModel,
 };
+use xq_gui_net::{Entry, Host, HostConfig, Lobby, Network, Pending, RemoteGame, Wake};
 use xq_protocol::{RoomOptions, SeatChoice};
 use xq_rules::{Color, Move, Square};
 use xq_session::{Command, TimeControl, Timestamp};
