@@ -1,0 +1,68 @@
+//! What the GUI links: its hosted relay keeps nothing and serves no metrics, so the build has
+//! no SQLite and no HTTP server. A dependency that pulls them back in (a default feature of
+//! `xq-server` or `xq-store`, say) fails here.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+/// The packages `package` links on any target, as `cargo tree` lists them.
+fn linked(package: &str) -> BTreeSet<String> {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["tree", "--locked", "--offline", "--target", "all"])
+        .args([
+            "-e", "normal", "--prefix", "none", "--format", "{p}", "-p", package,
+        ])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_gui_links_no_database_and_no_http_server() {
+    let linked = linked("xq-gui");
+    // The tree is the GUI's: the toolkit, network play and the hosted relay are in it.
+    for present in ["eframe", "xq-gui-model", "xq-gui-net", "xq-server"] {
+        assert!(
+            linked.contains(present),
+            "{present} is missing from {linked:?}"
+        );
+    }
+    let heavy = [
+        "rusqlite",
+        "libsqlite3-sys",
+        "hyper",
+        "hyper-util",
+        "http-body-util",
+        "prometheus-client",
+    ];
+    let found: Vec<_> = heavy
+        .iter()
+        .filter(|name| linked.contains(**name))
+        .collect();
+    assert!(found.is_empty(), "the GUI links {found:?}");
+}
+
+#[test]
+fn the_view_model_links_no_io() {
+    let linked = linked("xq-gui-model");
+    assert!(linked.contains("xq-session"), "{linked:?}");
+    let io = [
+        "tokio",
+        "xq-client",
+        "xq-server",
+        "xq-store",
+        "xq-transport",
+    ];
+    let found: Vec<_> = io.iter().filter(|name| linked.contains(**name)).collect();
+    assert!(found.is_empty(), "the view-model links {found:?}");
+}
