@@ -10,7 +10,7 @@ use std::sync::Arc;
 use libfuzzer_sys::fuzz_target;
 use xq_fuzz::POSITIONS;
 use xq_rules::{Move, Position};
-use xq_session::{
+use xq_session::{Action, 
     Command, DrawReason, GameResult, Match, MatchConfig, RepetitionRule, Status, Timestamp,
     WinReason,
 };
@@ -53,7 +53,7 @@ fn judged(start: &Position, moves: &[Move], rule: RepetitionRule) -> Status {
             break;
         }
         let by = game.turn();
-        if let Err(err) = game.handle(now, Command::Play { by, mv }) {
+        if let Err(err) = game.handle(now, Action::Play(mv).by(by)) {
             panic!("{mv}: {err}");
         }
     }

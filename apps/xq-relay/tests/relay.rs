@@ -16,8 +16,8 @@ use xq_protocol::{
     ServerMsg, codec,
 };
 use xq_rules::iccs::Iccs;
-use xq_rules::{Color, Move};
-use xq_session::{Command as SessionCommand, Event, pgn};
+use xq_rules::Move;
+use xq_session::{Action, Event, pgn};
 use xq_transport::{Connection, Options};
 
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
@@ -192,11 +192,10 @@ fn help_lists_the_flags() {
     }
 }
 
-/// A player over raw UDP: its connection, room, colour and resume token.
+/// A player over raw UDP: its connection, room and resume token.
 struct Player {
     conn: Arc<dyn Connection>,
     code: RoomCode,
-    color: Color,
     token: ResumeToken,
 }
 
@@ -213,9 +212,7 @@ impl Player {
     async fn play(&self, text: &str) {
         let iccs: Iccs = text.parse().expect("ICCS");
         let mv = Move::new(iccs.from, iccs.to);
-        let by = self.color;
-        self.send(&ClientMsg::Command(SessionCommand::Play { by, mv }))
-            .await;
+        self.send(&ClientMsg::Act(Action::Play(mv))).await;
     }
 
     /// Reads messages until a match event that `pred` accepts.
@@ -274,18 +271,13 @@ async fn seat(url: &str, join: Option<RoomCode>) -> Player {
     let joined: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
     let ServerMsg::Joined {
         code,
-        seat: Some(color),
+        seat: Some(_),
         resume: Some(token),
     } = joined
     else {
         panic!("expected joined, got {joined:?}");
     };
-    let player = Player {
-        conn,
-        code,
-        color,
-        token,
-    };
+    let player = Player { conn, code, token };
     assert!(matches!(player.recv().await, ServerMsg::Snapshot(_)));
     player
 }
@@ -346,11 +338,7 @@ async fn a_relay_killed_mid_game_loses_no_acknowledged_move() {
                 .wait_for(|e| matches!(e, Event::MovePlayed { ply: 7, .. }))
                 .await;
         }
-        black
-            .send(&ClientMsg::Command(SessionCommand::Resign {
-                by: black.color,
-            }))
-            .await;
+        black.send(&ClientMsg::Act(Action::Resign)).await;
         red.wait_for(|e| matches!(e, Event::GameOver(_))).await;
         terminate(&mut relay).await;
 

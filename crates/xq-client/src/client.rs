@@ -5,8 +5,8 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, timeout_at};
 use xq_protocol::{ClientMsg, ResumeToken, RoomCode, RoomOptions};
-use xq_rules::{Color, Move};
-use xq_session::Command;
+use xq_rules::Move;
+use xq_session::Action;
 use xq_transport::Connection;
 
 use crate::driver::Driver;
@@ -174,7 +174,7 @@ impl Client {
     ///
     /// [`ClientError::NotSeated`] without a seat, or why the command could not be sent.
     pub async fn play(&self, mv: Move) -> Result<(), ClientError> {
-        self.command_as_seat(|by| Command::Play { by, mv }).await
+        self.act_seated(Action::Play(mv)).await
     }
 
     /// Asks the opponent to take back this player's last move (and the reply, if any).
@@ -183,7 +183,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn request_undo(&self) -> Result<(), ClientError> {
-        self.command_as_seat(|by| Command::RequestUndo { by }).await
+        self.act_seated(Action::RequestUndo).await
     }
 
     /// Accepts or declines the opponent's undo request.
@@ -192,8 +192,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn answer_undo(&self, accept: bool) -> Result<(), ClientError> {
-        self.command_as_seat(|by| Command::AnswerUndo { by, accept })
-            .await
+        self.act_seated(Action::AnswerUndo { accept }).await
     }
 
     /// Offers a draw.
@@ -202,7 +201,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn offer_draw(&self) -> Result<(), ClientError> {
-        self.command_as_seat(|by| Command::OfferDraw { by }).await
+        self.act_seated(Action::OfferDraw).await
     }
 
     /// Accepts or declines the opponent's draw offer.
@@ -211,8 +210,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn answer_draw(&self, accept: bool) -> Result<(), ClientError> {
-        self.command_as_seat(|by| Command::AnswerDraw { by, accept })
-            .await
+        self.act_seated(Action::AnswerDraw { accept }).await
     }
 
     /// Resigns the game.
@@ -221,7 +219,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn resign(&self) -> Result<(), ClientError> {
-        self.command_as_seat(|by| Command::Resign { by }).await
+        self.act_seated(Action::Resign).await
     }
 
     /// Leaves the room and stays connected, free to create, join, quick match or spectate
@@ -282,14 +280,16 @@ impl Client {
         self.send(&ClientMsg::Rematch).await
     }
 
-    /// Sends any match command exactly as given, for commands without a helper (withdrawing
-    /// a request) and for tests of what the relay refuses. The relay checks the colour.
+    /// Sends any action exactly as given, for actions without a helper (withdrawing a
+    /// request) and for tests of what the relay refuses (a spectator's action). The relay
+    /// hands it to the match as the action of this client's seat; a check beforehand with
+    /// [`Mirror::state`]`.check(..)` says whether the match will take it.
     ///
     /// # Errors
     ///
-    /// Why the command could not be sent.
-    pub async fn command(&self, command: Command) -> Result<(), ClientError> {
-        self.send(&ClientMsg::Command(command)).await
+    /// Why the action could not be sent.
+    pub async fn act(&self, action: Action) -> Result<(), ClientError> {
+        self.send(&ClientMsg::Act(action)).await
     }
 
     /// The next event, waiting for one; `None` once the client is closed and every event has
@@ -372,16 +372,12 @@ impl Client {
         }
     }
 
-    /// Sends a command for this client's seat.
-    async fn command_as_seat(
-        &self,
-        command: impl FnOnce(Color) -> Command,
-    ) -> Result<(), ClientError> {
-        let seat = self
-            .room()
+    /// Sends an action of this client's seat.
+    async fn act_seated(&self, action: Action) -> Result<(), ClientError> {
+        self.room()
             .and_then(|room| room.seat)
             .ok_or(ClientError::NotSeated)?;
-        self.command(command(seat)).await
+        self.act(action).await
     }
 
     /// Sends a request to enter a room, behind a fence ([`Entry::fence`]), and waits for

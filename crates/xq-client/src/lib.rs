@@ -64,7 +64,6 @@ mod link;
 mod mirror;
 mod options;
 mod reconnect;
-mod record;
 mod state;
 
 pub use client::Client;

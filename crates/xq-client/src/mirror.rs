@@ -1,28 +1,28 @@
-//! A local copy of a room's match, kept in step with the relay's numbered events.
+//! A room as its client sees it: the match followed through the relay's numbered events, and
+//! who sits where.
 
 use std::time::Duration;
 
 use xq_protocol::{RoomCode, SeatInfo, Snapshot};
-use xq_rules::{ByColor, Color, IllegalMove, Move, MoveList, Position};
-use xq_session::{Event, GameResult, MatchConfig, Played, Record, Status, UndoRequest, WinReason};
+use xq_rules::{ByColor, Color, Move, MoveList, Position};
+use xq_session::{
+    Event, FollowError, MatchConfig, MatchState, Played, Record, Status, Timestamp, UndoRequest,
+};
 
-use crate::record;
-
-/// A read-only copy of the match in a room, for drawing a board and deciding what to do next.
+/// A read-only copy of a room, for drawing a board and deciding what to do next: the match
+/// as a [`MatchState`], the session's own follower, and the room's seats.
 ///
 /// The relay is the only authority; the mirror never decides anything. It is built from a
-/// [`Snapshot`] (the moves replayed from the start position) and advanced by the relay's
-/// numbered events, following the protocol's numbering rule: it applies exactly the events
-/// numbered from [`next_seq`](Self::next_seq) on, in order, ignores the ones it has already
-/// seen (a resume may send them again) and refuses to skip one. Legal moves come from
-/// `xq-rules`, so no rule is written twice.
+/// [`Snapshot`] and advanced by the relay's numbered events, following the protocol's
+/// numbering rule: it applies exactly the events numbered from [`next_seq`](Self::next_seq)
+/// on, in order, ignores the ones it has already seen (a resume may send them again) and
+/// refuses to skip one. The match's state changes by the session's own code
+/// ([`MatchState::apply`]), and [`state`](Self::state)`.check(..)` refuses an action as the
+/// relay's match will, so no rule is written twice.
 ///
-/// It does no IO and reads no clock: clocks are kept as last reported, with whether the side
-/// to move's clock runs, so a UI counts down from the moment it received them
-/// ([`clocks_after`](Self::clocks_after)). The end of a game reports no clocks, yet the
-/// relay's stop where the game ended; so the caller says when each event arrived, counted from
-/// the snapshot, and the end stops the side to move's running clock where it stands on the
-/// end's arrival, or at zero if its flag fell, as a snapshot taken after the end shows them.
+/// It does no IO and reads no clock: the caller says when each event arrived, counted from
+/// the snapshot, and the side to move's clock counts down from its last report
+/// ([`clocks`](Self::clocks), [`clocks_after`](Self::clocks_after)).
 ///
 /// # Inputs
 ///
@@ -41,24 +41,17 @@ use crate::record;
 /// use xq_client::{Applied, Mirror};
 /// use xq_protocol::{RoomCode, SeatInfo, Snapshot};
 /// use xq_rules::{ByColor, Color, Move, Position, Square};
-/// use xq_session::{Event, MatchConfig, MoveText, Status};
+/// use xq_session::{Action, CommandError, Event, Match, MatchConfig, MoveText, Timestamp};
 ///
 /// let taken = SeatInfo { taken: true, connected: true };
-/// let snapshot = Snapshot {
-///     code: "K7QX3M".parse()?,
-///     config: MatchConfig::default(),
-///     moves: vec![],
-///     clocks: None,
-///     clocks_running: false,
-///     pending_undo: None,
-///     pending_draw: None,
-///     status: Status::Ongoing,
-///     seats: ByColor { red: taken, black: taken },
-///     rematch_requested: None,
-///     next_seq: 0,
-/// };
+/// let game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
+/// let seats = ByColor { red: taken, black: taken };
+/// let snapshot = Snapshot::new("K7QX3M".parse()?, game.standing(Timestamp::from_millis(0)), seats, None, 0);
 /// let mut mirror = Mirror::from_snapshot(&snapshot)?;
+///
 /// let mv = Move::new(Square::H2, Square::E2);
+/// // Black may not play it: the mirror says so before anything is sent.
+/// assert_eq!(mirror.state().check(Color::Black, Action::Play(mv)), Err(CommandError::NotYourTurn));
 /// let event = Event::MovePlayed {
 ///     by: Color::Red,
 ///     mv,
@@ -78,19 +71,9 @@ use crate::record;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mirror {
     code: RoomCode,
-    config: MatchConfig,
-    /// `positions[n]` is the position after `n` plies; never empty.
-    positions: Vec<Position>,
-    moves: Vec<Played>,
+    state: MatchState,
     /// The legal moves of the current position, empty once the game is over.
     legal: MoveList,
-    clocks: Option<ByColor<Duration>>,
-    clocks_running: bool,
-    /// When `clocks` were reported, counted from the snapshot.
-    clocks_reported: Duration,
-    pending_undo: Option<UndoRequest>,
-    pending_draw: Option<Color>,
-    status: Status,
     seats: ByColor<SeatInfo>,
     rematch_requested: Option<Color>,
     next_seq: u64,
@@ -118,73 +101,29 @@ pub enum MirrorError {
         /// The number that arrived.
         received: u64,
     },
-    /// A move does not apply to the mirrored position.
-    #[error("move {mv} at ply {ply} does not apply: {reason}")]
-    IllegalMove {
-        /// The ply the move would be (1 for the first move).
-        ply: usize,
-        /// The move.
-        mv: Move,
-        /// Why the rules refuse it.
-        reason: IllegalMove,
-    },
-    /// A move event names a side that is not to move.
-    #[error("{by} moved at ply {ply} out of turn")]
-    OutOfTurn {
-        /// The side the event names.
-        by: Color,
-        /// The ply the move would be.
-        ply: usize,
-    },
-    /// A move event counts its plies differently from the mirror.
-    #[error("move event says ply {reported}, the mirror is at ply {expected}")]
-    PlyMismatch {
-        /// The ply the mirror would reach.
-        expected: usize,
-        /// The ply the event reports.
-        reported: usize,
-    },
-    /// An undo takes back more plies than were played.
-    #[error("undo of {plies} plies after only {played}")]
-    UndoTooFar {
-        /// Plies to take back.
-        plies: usize,
-        /// Plies played.
-        played: usize,
-    },
-    /// An event arrived after the game was over (game over is always a match's last event).
-    #[error("event after the end of the game")]
-    AfterGameOver,
+    /// The snapshot or the event does not fit the match as followed.
+    #[error(transparent)]
+    Follow(#[from] FollowError),
 }
 
 impl Mirror {
-    /// Mirrors a snapshot: replays its moves from its start position and takes the rest as
+    /// Mirrors a snapshot: follows the match from its standing, and takes the room's seats as
     /// given.
     ///
     /// # Errors
     ///
-    /// [`MirrorError::IllegalMove`] if the snapshot's moves do not replay.
+    /// [`MirrorError::Follow`] if the snapshot does not describe a match (its moves do not
+    /// replay, say).
     pub fn from_snapshot(snapshot: &Snapshot) -> Result<Self, MirrorError> {
+        let state = MatchState::follow(&snapshot.standing(), Timestamp::from_millis(0))?;
         let mut mirror = Self {
             code: snapshot.code,
-            config: snapshot.config.clone(),
-            positions: vec![Position::clone(&snapshot.config.start)],
-            moves: Vec::with_capacity(snapshot.moves.len()),
+            state,
             legal: MoveList::new(),
-            clocks: snapshot.clocks,
-            clocks_running: snapshot.clocks_running,
-            clocks_reported: Duration::ZERO,
-            pending_undo: snapshot.pending_undo,
-            pending_draw: snapshot.pending_draw,
-            status: snapshot.status,
             seats: snapshot.seats,
             rematch_requested: snapshot.rematch_requested,
             next_seq: snapshot.next_seq,
         };
-        for &mv in &snapshot.moves {
-            mirror.check_move(mirror.turn(), mv)?;
-            mirror.push(mv);
-        }
         mirror.refresh_legal();
         Ok(mirror)
     }
@@ -192,10 +131,10 @@ impl Mirror {
     /// Applies the relay's event number `seq`, if it is the next one, on its arrival
     /// `since_snapshot` after the snapshot the mirror was built from (on the caller's clock).
     ///
-    /// The time matters only to the end of a game, which reports no clocks: the side to
-    /// move's running clock stops where it stands at the end's arrival, and the loser's clock
-    /// shows zero after a loss on time. (The relay stopped its clock a network delay before
-    /// the end arrives, and sent the last report a delay before it arrived: the two cancel.)
+    /// The time matters to the clocks: a report counts down from its arrival, and the end of
+    /// a game stops the side to move's running clock where it stands then (at zero after a
+    /// loss on time). (The relay stopped its clock a network delay before the end arrives,
+    /// and sent the last report a delay before it arrived: the two cancel.)
     ///
     /// # Errors
     ///
@@ -216,10 +155,13 @@ impl Mirror {
                 received: seq,
             });
         }
-        if !self.status.is_ongoing() {
-            return Err(MirrorError::AfterGameOver);
+        self.state.apply(at(since_snapshot), event)?;
+        if matches!(
+            event,
+            Event::MovePlayed { .. } | Event::UndoApplied { .. } | Event::GameOver(_)
+        ) {
+            self.refresh_legal();
         }
-        self.apply_next(since_snapshot, event)?;
         self.next_seq += 1;
         Ok(Applied::New)
     }
@@ -242,24 +184,29 @@ impl Mirror {
         self.code
     }
 
-    /// The rules the match is played under, its start position included.
+    /// The match as the session's follower holds it, with the checks an action must pass
+    /// ([`MatchState::check`]).
+    #[must_use]
+    pub const fn state(&self) -> &MatchState {
+        &self.state
+    }
+
+    /// The rules the match is played under: [`MatchState::config`].
     #[must_use]
     pub const fn config(&self) -> &MatchConfig {
-        &self.config
+        self.state.config()
     }
 
-    /// The current position.
+    /// The current position: [`MatchState::position`].
     #[must_use]
     pub fn position(&self) -> &Position {
-        let last = self.positions.len() - 1;
-        // `positions` starts with the start position and undo keeps at least that one.
-        &self.positions[last]
+        self.state.position()
     }
 
-    /// The side to move.
+    /// The side to move: [`MatchState::turn`].
     #[must_use]
     pub fn turn(&self) -> Color {
-        self.position().turn()
+        self.state.turn()
     }
 
     /// The moves the side to move may play now: none once the game is over.
@@ -268,54 +215,51 @@ impl Mirror {
         &self.legal
     }
 
-    /// The moves played so far, in order (taken-back moves are gone).
+    /// The moves played so far: [`MatchState::moves`].
     #[must_use]
     pub fn moves(&self) -> &[Played] {
-        &self.moves
+        self.state.moves()
     }
 
-    /// Each side's time as last reported (`None` in an untimed match), or where the clocks
-    /// stopped once the game is over.
+    /// Each side's time `since_snapshot` after the snapshot arrived, the side to move's
+    /// counted down from its last report if its clock runs (`None` in an untimed match), or
+    /// where the clocks stopped once the game is over.
     #[must_use]
-    pub const fn clocks(&self) -> Option<ByColor<Duration>> {
-        self.clocks
+    pub fn clocks(&self, since_snapshot: Duration) -> Option<ByColor<Duration>> {
+        self.state.clocks(at(since_snapshot))
     }
 
-    /// Whether the side to move's clock is running, i.e. counting down from
-    /// [`clocks`](Self::clocks).
-    #[must_use]
-    pub const fn clocks_running(&self) -> bool {
-        self.clocks_running
-    }
-
-    /// The clocks `elapsed` after they were last reported: the side to move's running clock
-    /// counted down (not below zero), the other as reported.
+    /// Each side's time `elapsed` after the clocks were last reported: the side to move's
+    /// running clock counted down (not below zero), the other as reported. With no time
+    /// elapsed, the clocks as last reported, or where they stopped.
     #[must_use]
     pub fn clocks_after(&self, elapsed: Duration) -> Option<ByColor<Duration>> {
-        let mut clocks = self.clocks?;
-        if self.clocks_running {
-            let turn = self.turn();
-            clocks[turn] = clocks[turn].saturating_sub(elapsed);
-        }
-        Some(clocks)
+        let report = self.state.clock_started().unwrap_or_default();
+        self.state.clocks(report + elapsed)
     }
 
-    /// The undo request waiting for an answer, if any.
+    /// Whether the side to move's clock is running: [`MatchState::clocks_running`].
+    #[must_use]
+    pub fn clocks_running(&self) -> bool {
+        self.state.clocks_running()
+    }
+
+    /// The undo request waiting for an answer: [`MatchState::pending_undo`].
     #[must_use]
     pub const fn pending_undo(&self) -> Option<UndoRequest> {
-        self.pending_undo
+        self.state.pending_undo()
     }
 
-    /// The side whose draw offer waits for an answer, if any.
+    /// The side whose draw offer waits for an answer: [`MatchState::pending_draw`].
     #[must_use]
     pub const fn pending_draw(&self) -> Option<Color> {
-        self.pending_draw
+        self.state.pending_draw()
     }
 
-    /// Whether the game goes on, and its result if not.
+    /// Whether the game goes on, and its result if not: [`MatchState::status`].
     #[must_use]
     pub const fn status(&self) -> Status {
-        self.status
+        self.state.status()
     }
 
     /// Who sits where, and who is connected.
@@ -343,36 +287,28 @@ impl Mirror {
     }
 
     /// The game so far as a record, for a move list, a PGN file ([`xq_session::pgn::write`])
-    /// or a [`xq_session::Replay`]: the start position, the moves played (taken-back moves
-    /// are gone) and, once the game is over, its result with the reason, whatever ended it
-    /// (the relay's verdicts too: a fallen flag, abandonment by one seat or by both). It is the
-    /// record the relay's own match gives. The tags are left empty for the caller to fill in.
+    /// or a [`xq_session::Replay`]: [`MatchState::record`], the record the relay's own match
+    /// gives, whatever ended the game (the relay's verdicts too: a fallen flag, abandonment by
+    /// one seat or by both). The tags are left empty for the caller to fill in.
     ///
     /// # Examples
     ///
     /// ```
     /// use xq_client::Mirror;
-    /// use xq_protocol::{RoomCode, SeatInfo, Snapshot};
+    /// use xq_protocol::{SeatInfo, Snapshot};
     /// use xq_rules::{ByColor, Color, Move, Square};
     /// use xq_session::pgn::{self, MoveFormat};
-    /// use xq_session::{GameResult, MatchConfig, Status, WinReason};
+    /// use xq_session::{Action, Command, GameResult, Match, MatchConfig, Timestamp, WinReason};
     ///
+    /// let now = Timestamp::from_millis(0);
+    /// let mut game = Match::new(MatchConfig::default(), now);
+    /// game.handle(now, Action::Play(Move::new(Square::H2, Square::E2)).by(Color::Red))?;
+    /// game.handle(now, Command::Abandon { by: Color::Red })?;
     /// let gone = SeatInfo { taken: true, connected: false };
-    /// let result = GameResult::Win { winner: Color::Black, reason: WinReason::Abandonment };
-    /// let snapshot = Snapshot {
-    ///     code: "K7QX3M".parse()?,
-    ///     config: MatchConfig::default(),
-    ///     moves: vec![Move::new(Square::H2, Square::E2)],
-    ///     clocks: None,
-    ///     clocks_running: false,
-    ///     pending_undo: None,
-    ///     pending_draw: None,
-    ///     status: Status::Finished(result),
-    ///     seats: ByColor { red: gone, black: gone },
-    ///     rematch_requested: None,
-    ///     next_seq: 2,
-    /// };
+    /// let seats = ByColor { red: gone, black: gone };
+    /// let snapshot = Snapshot::new("K7QX3M".parse()?, game.standing(now), seats, None, 2);
     /// let mut record = Mirror::from_snapshot(&snapshot)?.record();
+    /// let result = GameResult::Win { winner: Color::Black, reason: WinReason::Abandonment };
     /// assert_eq!(record.result(), Some(result));
     /// record.tags.site = Some("relay.example".into());
     /// let pgn = pgn::write(&record, MoveFormat::Iccs);
@@ -382,128 +318,19 @@ impl Mirror {
     /// ```
     #[must_use]
     pub fn record(&self) -> Record {
-        record::replay(&self.config, &self.moves, self.status.result())
-    }
-
-    /// Applies the event that is next in line: checks first, then changes, so a refused event
-    /// changes nothing.
-    fn apply_next(&mut self, since_snapshot: Duration, event: &Event) -> Result<(), MirrorError> {
-        match *event {
-            Event::MovePlayed {
-                by,
-                mv,
-                ply,
-                clocks,
-                ..
-            } => {
-                self.check_move(by, mv)?;
-                let expected = self.moves.len() + 1;
-                if ply != expected {
-                    return Err(MirrorError::PlyMismatch {
-                        expected,
-                        reported: ply,
-                    });
-                }
-                self.push(mv);
-                self.refresh_legal();
-                self.report_clocks(since_snapshot, clocks);
-            }
-            Event::UndoApplied { plies, clocks, .. } => {
-                let played = self.moves.len();
-                if plies > played {
-                    return Err(MirrorError::UndoTooFar { plies, played });
-                }
-                self.moves.truncate(played - plies);
-                self.positions.truncate(played - plies + 1);
-                self.refresh_legal();
-                self.report_clocks(since_snapshot, clocks);
-                // Granting the request consumes it without a separate event.
-                self.pending_undo = None;
-            }
-            Event::UndoRequested(request) => self.pending_undo = Some(request),
-            Event::UndoWithdrawn { .. } | Event::UndoDeclined { .. } | Event::UndoLapsed => {
-                self.pending_undo = None;
-            }
-            Event::DrawOffered { by } => self.pending_draw = Some(by),
-            Event::DrawWithdrawn { .. } | Event::DrawDeclined { .. } | Event::DrawLapsed => {
-                self.pending_draw = None;
-            }
-            Event::ClocksPaused { clocks } => {
-                self.report_clocks(since_snapshot, Some(clocks));
-                self.clocks_running = false;
-            }
-            Event::ClocksResumed { clocks } => {
-                self.report_clocks(since_snapshot, Some(clocks));
-                self.clocks_running = true;
-            }
-            Event::GameOver(result) => {
-                self.stop_clocks(since_snapshot, result);
-                self.status = Status::Finished(result);
-                // An accepted draw ends the game without lapsing the offer first.
-                self.pending_draw = None;
-                self.pending_undo = None;
-                self.legal.clear();
-            }
-        }
-        Ok(())
-    }
-
-    /// Checks that `by` may play `mv` in the current position.
-    fn check_move(&self, by: Color, mv: Move) -> Result<(), MirrorError> {
-        let pos = self.position();
-        let ply = self.moves.len() + 1;
-        if by != pos.turn() {
-            return Err(MirrorError::OutOfTurn { by, ply });
-        }
-        pos.check_move(mv)
-            .map_err(|reason| MirrorError::IllegalMove { ply, mv, reason })
-    }
-
-    /// Plays `mv`, which [`check_move`](Self::check_move) accepted.
-    fn push(&mut self, mv: Move) {
-        let mut pos = self.position().clone();
-        let by = pos.turn();
-        let captured = pos.play_unchecked(mv);
-        self.moves.push(Played {
-            by,
-            mv,
-            captured,
-            gives_check: pos.is_check(),
-        });
-        self.positions.push(pos);
+        self.state.record()
     }
 
     fn refresh_legal(&mut self) {
-        self.legal = if self.status.is_ongoing() {
+        self.legal = if self.status().is_ongoing() {
             self.position().legal_moves()
         } else {
             MoveList::new()
         };
     }
+}
 
-    /// Takes the clocks an event reported `since_snapshot` (none in an untimed match).
-    fn report_clocks(&mut self, since_snapshot: Duration, clocks: Option<ByColor<Duration>>) {
-        if clocks.is_some() {
-            self.clocks = clocks;
-            self.clocks_reported = since_snapshot;
-        }
-    }
-
-    /// Stops the clocks for the end of the game, which arrived `since_snapshot` with this
-    /// `result`: the side to move's running clock where it stands then, and at zero if its
-    /// flag fell.
-    fn stop_clocks(&mut self, since_snapshot: Duration, result: GameResult) {
-        self.clocks = self.clocks_after(since_snapshot.saturating_sub(self.clocks_reported));
-        if let (
-            Some(clocks),
-            GameResult::Win {
-                winner,
-                reason: WinReason::TimeForfeit,
-            },
-        ) = (&mut self.clocks, result)
-        {
-            clocks[!winner] = Duration::ZERO;
-        }
-        self.clocks_running = false;
-    }
+/// The follower's timestamp of a moment `since_snapshot` after the snapshot arrived.
+fn at(since_snapshot: Duration) -> Timestamp {
+    Timestamp::from_millis(u64::try_from(since_snapshot.as_millis()).unwrap_or(u64::MAX))
 }

@@ -1,7 +1,7 @@
 //! The game buttons: what each sends, for which side, and whether it is available.
 
 use xq_rules::{ByColor, Color};
-use xq_session::Command;
+use xq_session::{Action as SessionAction, Command};
 
 /// A game button next to the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,9 +67,9 @@ impl Action {
     #[must_use]
     pub const fn command(self, by: Color) -> Command {
         match self {
-            Self::RequestUndo => Command::RequestUndo { by },
-            Self::OfferDraw => Command::OfferDraw { by },
-            Self::Resign => Command::Resign { by },
+            Self::RequestUndo => SessionAction::RequestUndo.by(by),
+            Self::OfferDraw => SessionAction::OfferDraw.by(by),
+            Self::Resign => SessionAction::Resign.by(by),
         }
     }
 }

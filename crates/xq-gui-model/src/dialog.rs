@@ -1,7 +1,7 @@
 //! Requests from the opponent that wait for the player's answer.
 
 use xq_rules::Color;
-use xq_session::{Command, UndoRequest};
+use xq_session::{Action as SessionAction, Command, UndoRequest};
 
 use crate::text::side_name;
 
@@ -71,8 +71,8 @@ impl Dialog {
     pub fn answer(self, accept: bool) -> Command {
         let by = !self.from();
         match self {
-            Self::Undo(_) => Command::AnswerUndo { by, accept },
-            Self::Draw { .. } => Command::AnswerDraw { by, accept },
+            Self::Undo(_) => SessionAction::AnswerUndo { accept }.by(by),
+            Self::Draw { .. } => SessionAction::AnswerDraw { accept }.by(by),
         }
     }
 }
@@ -115,18 +115,12 @@ mod tests {
     fn answers_come_from_the_side_asked() {
         assert_eq!(
             Dialog::Undo(RED_UNDO).answer(true),
-            Command::AnswerUndo {
-                by: Color::Black,
-                accept: true
-            }
+            SessionAction::AnswerUndo { accept: true }.by(Color::Black)
         );
         let draw = Dialog::Draw { by: Color::Black };
         assert_eq!(
             draw.answer(false),
-            Command::AnswerDraw {
-                by: Color::Red,
-                accept: false
-            }
+            SessionAction::AnswerDraw { accept: false }.by(Color::Red)
         );
         assert_eq!(draw.question(), "Black offers a draw.");
     }

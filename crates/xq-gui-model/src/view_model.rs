@@ -2,7 +2,7 @@
 
 use xq_rules::{ByColor, Color, Move, Position, Square};
 use xq_session::pgn::{self, MoveFormat, PgnError};
-use xq_session::{Command, Event, Replay, Status, Timestamp};
+use xq_session::{Action as SessionAction, Command, Event, Replay, Status, Timestamp};
 
 use crate::move_list::move_rows;
 use crate::text::{clock_text, outcome_text, result_text, side_name};
@@ -186,7 +186,7 @@ impl ViewModel {
         let pos = shown_position(self.replay.as_ref(), self.game.as_deref(), &self.idle);
         let click = self.selection.click(pos, mover, square);
         if let (Click::Move(mv), Some(by)) = (click, mover) {
-            self.send(now, Command::Play { by, mv })?;
+            self.send(now, SessionAction::Play(mv).by(by))?;
         }
         Ok(click)
     }

@@ -1,8 +1,5 @@
 //! A game on a relay: the [`GameBackend`] over `xq_client`.
 
-mod check;
-#[cfg(test)]
-mod test_util;
 mod worker;
 
 use std::sync::mpsc as std_mpsc;
@@ -12,7 +9,7 @@ use tokio::sync::mpsc;
 use xq_client::{Client, ClientEvent, Mirror, Room};
 use xq_protocol::RoomCode;
 use xq_rules::{ByColor, Color, Position};
-use xq_session::{Command, Record, Status, Timestamp, UndoRequest};
+use xq_session::{Command, CommandError, Record, RematchError, Status, Timestamp, UndoRequest};
 
 use self::worker::{Report, Request};
 use xq_gui_model::{BackendError, GameBackend, Presence, Update};
@@ -130,7 +127,7 @@ impl RemoteGame {
         let old = &self.mirror;
         // A mirror that stops its clocks (a pause, the end) stops them where they stood then,
         // so any change is a new report to count from.
-        if mirror.clocks() != old.clocks()
+        if mirror.clocks_after(Duration::ZERO) != old.clocks_after(Duration::ZERO)
             || mirror.moves().len() != old.moves().len()
             || mirror.clocks_running() != old.clocks_running()
             || mirror.status() != old.status()
@@ -201,13 +198,28 @@ impl GameBackend for RemoteGame {
         self.record.clone()
     }
 
+    /// The seat and the connection first, then the match's own check on the mirrored state
+    /// ([`xq_session::MatchState::check`]), which refuses what the relay's match would.
     fn check(&self, _now: Timestamp, command: Command) -> Result<(), BackendError> {
-        check::check(&self.mirror, self.seat, self.connection(), command)
+        let Command::Act { by, action } = command else {
+            return Err(BackendError::Reserved);
+        };
+        if self.seat != Some(by) {
+            return Err(BackendError::NotYourSeat);
+        }
+        if !self.mirror.status().is_ongoing() {
+            return Err(CommandError::GameFinished.into());
+        }
+        reachable(self.connection())?;
+        Ok(self.mirror.state().check(by, action)?)
     }
 
     fn send(&mut self, now: Timestamp, command: Command) -> Result<(), BackendError> {
         self.check(now, command)?;
-        self.request(Request::Command(command))
+        let Command::Act { action, .. } = command else {
+            return Err(BackendError::Reserved);
+        };
+        self.request(Request::Act(action))
     }
 
     fn poll_event(&mut self, now: Timestamp) -> Option<Update> {
@@ -225,11 +237,26 @@ impl GameBackend for RemoteGame {
     }
 
     fn check_rematch(&self) -> Result<(), BackendError> {
-        check::check_rematch(&self.mirror, self.seat, self.connection())
+        if self.seat.is_none() {
+            return Err(BackendError::NotYourSeat);
+        }
+        if self.mirror.status().is_ongoing() {
+            return Err(RematchError::Ongoing.into());
+        }
+        reachable(self.connection())
     }
 
     fn rematch(&mut self, _now: Timestamp) -> Result<(), BackendError> {
         self.check_rematch()?;
         self.request(Request::Rematch)
+    }
+}
+
+/// Whether a connection in `presence` can carry a player's action now.
+fn reachable(presence: Presence) -> Result<(), BackendError> {
+    match presence {
+        Presence::Waiting => Err(BackendError::NoOpponentYet),
+        Presence::Reconnecting | Presence::Offline => Err(BackendError::Offline),
+        Presence::Connected | Presence::Away(_) => Ok(()),
     }
 }

@@ -12,7 +12,7 @@ use xq_gui_model::{
 use xq_gui_net::{Entry, Host, HostConfig, Lobby, Network, Pending, RemoteGame, Wake};
 use xq_protocol::{RoomOptions, SeatChoice};
 use xq_rules::{Color, Move, Square};
-use xq_session::{Command, TimeControl, Timestamp};
+use xq_session::{Action as SessionAction, TimeControl, Timestamp};
 
 /// How long anything may take on the loopback before the test fails.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -294,7 +294,7 @@ fn a_clock_stops_where_the_relay_stopped_it_when_the_game_ends() {
     let resigned = start + Duration::from_secs(20);
     let left = red_clock(&red, resigned);
     assert!(left <= Duration::from_secs(40), "{left:?}");
-    red.send(resigned, Command::Resign { by: Color::Red })
+    red.send(resigned, SessionAction::Resign.by(Color::Red))
         .expect("a resignation");
     poll_until(&mut red, resigned, "the game ends", |game| {
         !game.status().is_ongoing()

@@ -7,15 +7,12 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use xq_protocol::{ClientMsg, ServerMsg, codec};
 use xq_rules::{Color, Move, Square};
-use xq_session::{Command, Match, MatchConfig, Timestamp};
+use xq_session::{Action, Match, MatchConfig, Timestamp};
 
 fn move_event() -> ServerMsg {
     let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
     let mv = Move::new(Square::H2, Square::E2);
-    let played = game.handle(
-        Timestamp::from_millis(0),
-        Command::Play { by: Color::Red, mv },
-    );
+    let played = game.handle(Timestamp::from_millis(0), Action::Play(mv).by(Color::Red));
     assert!(played.is_ok());
     let event = game
         .poll_event()
@@ -24,10 +21,7 @@ fn move_event() -> ServerMsg {
 }
 
 fn bench(c: &mut Criterion) {
-    let command = ClientMsg::Command(Command::Play {
-        by: Color::Red,
-        mv: Move::new(Square::H2, Square::E2),
-    });
+    let command = ClientMsg::Act(Action::Play(Move::new(Square::H2, Square::E2)));
     let event = move_event();
     let mut buf = Vec::with_capacity(256);
     c.bench_function("encode/command", |b| {

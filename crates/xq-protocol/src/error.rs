@@ -19,10 +19,6 @@ pub enum ErrorCode {
     NotInRoom,
     /// Spectators cannot send commands.
     Spectator,
-    /// The command names the other seat's colour.
-    NotYourSeat,
-    /// The command is one only the relay may issue (abandonment, clock pauses).
-    ReservedCommand,
     /// The match session refused the command.
     Rejected(CommandError),
     /// A rematch needs a finished game.

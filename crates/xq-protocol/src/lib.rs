@@ -1,7 +1,7 @@
 //! xq's wire protocol: what clients and the relay say to each other, and the one codec that
 //! turns it into frames.
 //!
-//! Messages are typed enums that carry the match session's own [`xq_session::Command`]s and
+//! Messages are typed enums that carry the match session's own [`xq_session::Action`]s and
 //! [`xq_session::Event`]s, plus what a relay adds: hello and version, rooms and join codes,
 //! quick match, spectating, snapshots for joins and resumes, ping, typed errors and typed
 //! disconnect reasons. Moves stay typed on the wire (two square indices).
@@ -32,13 +32,15 @@
 //!    repetition rule;
 //!    then both get `Joined` and a snapshot (colours drawn by the relay).
 //!    [`ClientMsg::Spectate`] answers `Joined` with no seat and no token, then a snapshot.
-//! 4. **Play.** [`ClientMsg::Command`] must name the sender's colour
-//!    ([`ErrorCode::NotYourSeat`]); spectators get [`ErrorCode::Spectator`]; commands only the
-//!    relay issues get [`ErrorCode::ReservedCommand`]; before the opponent arrives,
+//! 4. **Play.** [`ClientMsg::Act`] carries an [`xq_session::Action`], which names no colour:
+//!    the relay hands it to the match as the action of the sender's seat, so a player cannot
+//!    act for the other seat, and the relay's own verdicts (abandonment, clock pauses) cannot
+//!    be sent at all. Spectators get [`ErrorCode::Spectator`]; before the opponent arrives,
 //!    [`ErrorCode::NoOpponentYet`]; a second draw offer or undo request at the same point of
 //!    the game, [`ErrorCode::AlreadyAsked`]; what the session refuses comes back as
-//!    [`ErrorCode::Rejected`]. A refusal goes to the sender alone and changes nothing. Accepted
-//!    commands produce [`ServerMsg::Event`]s for both players and every spectator.
+//!    [`ErrorCode::Rejected`], the error [`xq_session::MatchState::check`] gives a client
+//!    before it sends. A refusal goes to the sender alone and changes nothing. Accepted
+//!    actions produce [`ServerMsg::Event`]s for both players and every spectator.
 //! 5. **Numbering.** Within one match, events are numbered from 0 without gaps; a snapshot's
 //!    [`Snapshot::next_seq`] is the number of the next event. A client mirrors the snapshot and
 //!    then applies exactly the events numbered from `next_seq` on, so after a resume nothing is
@@ -97,5 +99,7 @@ pub use snapshot::{SeatInfo, Snapshot};
 /// [`xq_session::DrawReason::Abandonment`]), which a version 1 peer could not decode; version 3
 /// the refusals [`ErrorCode::AlreadyAsked`] and [`ErrorCode::InvalidOptions`]; version 4 the
 /// Asian repetition rules: [`RoomOptions::repetition`] (also in the snapshot's
-/// configuration) and [`xq_session::WinReason::PerpetualChase`].
-pub const PROTOCOL_VERSION: u8 = 4;
+/// configuration) and [`xq_session::WinReason::PerpetualChase`]; version 5 colourless player
+/// actions ([`ClientMsg::Act`] in place of a command naming its colour, without the refusals
+/// that only a colour could earn) and the undos granted in the snapshot.
+pub const PROTOCOL_VERSION: u8 = 5;

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use xq_rules::Color;
-use xq_session::{Command, Event};
+use xq_session::{Action, Event};
 
 use crate::{DisconnectReason, ErrorCode, ResumeToken, RoomCode, RoomOptions, Snapshot};
 
@@ -30,14 +30,14 @@ pub enum ClientMsg {
     /// Waits to be paired with the next player who asks for the same clocks and undo policy
     /// (the seat is drawn).
     QuickMatch(RoomOptions),
-    /// Watches a room: a snapshot, then every event; no commands.
+    /// Watches a room: a snapshot, then every event; no actions.
     Spectate {
         /// The room's code.
         code: RoomCode,
     },
-    /// A match command. Its colour must be the sender's seat; the relay checks that, then the
-    /// session checks the rest.
-    Command(Command),
+    /// A player's action in its match. It names no colour: the relay hands it to the match as
+    /// the action of the sender's seat, and the match checks the rest.
+    Act(Action),
     /// Asks for (or agrees to) a rematch once the game is over: when both seats have asked, a
     /// new match starts in the same room with the colours swapped.
     Rematch,

@@ -4,12 +4,16 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use xq_rules::{ByColor, Color, Move};
-use xq_session::{MatchConfig, Status, UndoRequest};
+use xq_session::{MatchConfig, Standing, Status, UndoRequest};
 
 use crate::RoomCode;
 
-/// Everything a client needs to mirror a room: replaying `moves` from `config.start` gives the
-/// position, and events numbered from `next_seq` on continue from it.
+/// Everything a client needs to mirror a room: the match's [`Standing`] (replaying `moves`
+/// from `config.start` gives the position) with the room's seats, and events numbered from
+/// `next_seq` on continue from it.
+///
+/// The standing's fields are written out here, rather than the [`Standing`] nested, so that
+/// the list of moves is decoded with the codec's bound on claimed lengths.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// The room's join code.
@@ -23,6 +27,8 @@ pub struct Snapshot {
     pub clocks: Option<ByColor<Duration>>,
     /// Whether the clock of the side to move is running.
     pub clocks_running: bool,
+    /// How many undo requests each side has had granted.
+    pub undos_granted: ByColor<u32>,
     /// An undo request waiting for an answer.
     pub pending_undo: Option<UndoRequest>,
     /// The colour whose draw offer waits for an answer.
@@ -35,6 +41,58 @@ pub struct Snapshot {
     pub rematch_requested: Option<Color>,
     /// The sequence number the next event will carry.
     pub next_seq: u64,
+}
+
+impl Snapshot {
+    /// The snapshot of a room with this `code` whose match stands at `standing`.
+    #[must_use]
+    pub fn new(
+        code: RoomCode,
+        standing: Standing,
+        seats: ByColor<SeatInfo>,
+        rematch_requested: Option<Color>,
+        next_seq: u64,
+    ) -> Self {
+        let Standing {
+            config,
+            moves,
+            clocks,
+            clocks_running,
+            undos_granted,
+            pending_undo,
+            pending_draw,
+            status,
+        } = standing;
+        Self {
+            code,
+            config,
+            moves,
+            clocks,
+            clocks_running,
+            undos_granted,
+            pending_undo,
+            pending_draw,
+            status,
+            seats,
+            rematch_requested,
+            next_seq,
+        }
+    }
+
+    /// The match's standing, for [`xq_session::MatchState::follow`].
+    #[must_use]
+    pub fn standing(&self) -> Standing {
+        Standing {
+            config: self.config.clone(),
+            moves: self.moves.clone(),
+            clocks: self.clocks,
+            clocks_running: self.clocks_running,
+            undos_granted: self.undos_granted,
+            pending_undo: self.pending_undo,
+            pending_draw: self.pending_draw,
+            status: self.status,
+        }
+    }
 }
 
 /// One seat of a room.

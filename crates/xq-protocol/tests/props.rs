@@ -11,7 +11,7 @@ use xq_protocol::{
 };
 use xq_rules::{ByColor, Color};
 use xq_session::{
-    Command, CommandError, Match, MatchConfig, RepetitionRule, TimeControl, Timestamp, UndoPolicy,
+    Action, CommandError, Match, MatchConfig, RepetitionRule, TimeControl, Timestamp, UndoPolicy,
 };
 
 fn color() -> impl Strategy<Value = Color> {
@@ -61,7 +61,7 @@ fn played(seed: u64, plies: usize) -> (Match, Vec<xq_session::Event>) {
         let mv = moves[(state % moves.len() as u64) as usize];
         let by = game.turn();
         if game
-            .handle(Timestamp::from_millis(ply as u64), Command::Play { by, mv })
+            .handle(Timestamp::from_millis(ply as u64), Action::Play(mv).by(by))
             .is_err()
         {
             break;
@@ -93,19 +93,15 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
         any::<u64>().prop_map(|n| ClientMsg::Spectate {
             code: RoomCode::from_u64(n)
         }),
-        (color(), any::<bool>())
-            .prop_map(|(by, accept)| ClientMsg::Command(Command::AnswerUndo { by, accept })),
-        color().prop_map(|by| ClientMsg::Command(Command::Resign { by })),
+        any::<bool>().prop_map(|accept| ClientMsg::Act(Action::AnswerUndo { accept })),
+        Just(ClientMsg::Act(Action::Resign)),
         (any::<u64>(), 1usize..40).prop_map(|(seed, plies)| {
             let (game, _) = played(seed, plies);
             let mv = game
                 .moves()
                 .last()
                 .map_or_else(|| game.position().legal_moves()[0], |played| played.mv);
-            ClientMsg::Command(Command::Play {
-                by: game.turn(),
-                mv,
-            })
+            ClientMsg::Act(Action::Play(mv))
         }),
         Just(ClientMsg::Rematch),
         Just(ClientMsg::Leave),
@@ -137,6 +133,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     moves: game.moves().iter().map(|p| p.mv).collect(),
                     clocks: None,
                     clocks_running: running,
+                    undos_granted: ByColor::default(),
                     pending_undo: None,
                     pending_draw: draw,
                     status: game.status(),
@@ -260,7 +257,7 @@ fn hostile_lengths_and_versions_are_typed_errors() {
     ));
     // A move to square 90 does not exist.
     assert!(matches!(
-        codec::decode::<ClientMsg>(&[PROTOCOL_VERSION, 5, 0, 0, 25, 90]),
+        codec::decode::<ClientMsg>(&[PROTOCOL_VERSION, 5, 0, 25, 90]),
         Err(DecodeError::Malformed(_))
     ));
     // A zero written as the three bytes `fb 00 00` (found by the codec fuzz target).

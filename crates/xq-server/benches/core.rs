@@ -14,7 +14,7 @@ use rand::seq::IndexedRandom;
 use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMsg, codec};
 use xq_rules::Color;
 use xq_server::{Config, ConnId, Output, RateLimit, Relay};
-use xq_session::{Command, Event, Match, Timestamp};
+use xq_session::{Action, Event, Match, Timestamp};
 
 /// Rooms played in turn, as many as a load run's matches: their state does not all fit in
 /// the CPU's caches, as in a loaded relay.
@@ -58,7 +58,7 @@ fn script(seed: u64) -> Vec<(Color, Vec<u8>)> {
     let colors = [Color::Red, Color::Black].into_iter().cycle();
     colors
         .zip(moves)
-        .map(|(by, mv)| (by, encode(&ClientMsg::Command(Command::Play { by, mv }))))
+        .map(|(by, mv)| (by, encode(&ClientMsg::Act(Action::Play(mv)))))
         .collect()
 }
 

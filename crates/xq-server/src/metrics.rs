@@ -187,8 +187,6 @@ fn reason(code: ErrorCode) -> &'static str {
         ErrorCode::AlreadyInRoom => "already_in_room",
         ErrorCode::NotInRoom => "not_in_room",
         ErrorCode::Spectator => "spectator",
-        ErrorCode::NotYourSeat => "not_your_seat",
-        ErrorCode::ReservedCommand => "reserved_command",
         ErrorCode::GameNotOver => "game_not_over",
         ErrorCode::ResumeRefused => "resume_refused",
         ErrorCode::TooManyRooms => "too_many_rooms",

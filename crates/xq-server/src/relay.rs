@@ -13,7 +13,7 @@ use xq_protocol::{
     ClientMsg, DisconnectReason, ErrorCode, MIN_CLOCK, PROTOCOL_VERSION, ResumeToken, RoomCode,
     RoomOptions, SeatChoice, ServerMsg,
 };
-use xq_session::{Command, Match, RebuildError, Seat, Timestamp};
+use xq_session::{Action, Command, Match, RebuildError, Seat, Timestamp};
 use xq_store::{OpenRoom, Persist};
 
 use crate::conn::{Conn, Place};
@@ -381,7 +381,7 @@ impl Relay {
             ClientMsg::JoinRoom { code } => self.join_room(now, conn, code),
             ClientMsg::QuickMatch(options) => self.quick_match(now, conn, options),
             ClientMsg::Spectate { code } => self.spectate(now, conn, code),
-            ClientMsg::Command(command) => self.command(now, conn, command),
+            ClientMsg::Act(action) => self.act(now, conn, action),
             ClientMsg::Rematch => self.rematch(now, conn),
             ClientMsg::Ping { nonce } => {
                 self.outbox.send(conn, &ServerMsg::Pong { nonce });
@@ -552,27 +552,25 @@ impl Relay {
         Ok(())
     }
 
-    fn command(&mut self, now: Timestamp, conn: ConnId, command: Command) -> Result<(), ErrorCode> {
+    /// Hands a player's action to its room's match, as the action of the sender's seat.
+    fn act(&mut self, now: Timestamp, conn: ConnId, action: Action) -> Result<(), ErrorCode> {
         let (code, seat) = self.player(conn)?;
-        let by = command.player().ok_or(ErrorCode::ReservedCommand)?;
         let room = self.rooms.get_mut(&code).ok_or(ErrorCode::NotInRoom)?;
-        if by != room.color_of(seat) {
-            return Err(ErrorCode::NotYourSeat);
-        }
+        let by = room.color_of(seat);
         let game = room.game.as_mut().ok_or(ErrorCode::NoOpponentYet)?;
         let moves = u16::try_from(game.moves().len()).unwrap_or(u16::MAX);
         if room.asked[seat]
-            .mark(command)
+            .mark(action)
             .is_some_and(|mark| moves < *mark)
         {
             return Err(ErrorCode::AlreadyAsked);
         }
-        let result = game.handle(now, command);
+        let result = game.handle(now, action.by(by));
         if result.is_ok() {
-            if let Some(mark) = room.asked[seat].mark(command) {
+            if let Some(mark) = room.asked[seat].mark(action) {
                 *mark = moves.saturating_add(1);
             }
-            if matches!(command, Command::Play { .. }) {
+            if matches!(action, Action::Play(_)) {
                 self.metrics.moves_accepted += 1;
             }
         }
@@ -890,8 +888,6 @@ fn describe(code: ErrorCode) -> String {
         ErrorCode::AlreadyInRoom => "leave your room first",
         ErrorCode::NotInRoom => "you are in no room",
         ErrorCode::Spectator => "spectators cannot send commands",
-        ErrorCode::NotYourSeat => "the command names the other seat's colour",
-        ErrorCode::ReservedCommand => "only the relay issues this command",
         ErrorCode::GameNotOver => "the game is not over",
         ErrorCode::ResumeRefused => "unknown or expired resume token",
         ErrorCode::NoOpponentYet => "no opponent has joined yet",

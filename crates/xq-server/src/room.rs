@@ -5,8 +5,8 @@ use std::time::Duration;
 use xq_protocol::{ErrorCode, ResumeToken, RoomCode, RoomOptions, SeatInfo, ServerMsg, Snapshot};
 use xq_rules::{ByColor, Color};
 use xq_session::{
-    Command, Event, GameResult, Journal, Match, MatchConfig, RebuildError, Seat, Status,
-    TimeControl, Timestamp, WinReason,
+    Action, Command, Event, GameResult, Journal, Match, MatchConfig, RebuildError, Seat, Standing,
+    Status, Timestamp, WinReason,
 };
 
 use xq_store::{OpenRoom, Persist};
@@ -64,11 +64,11 @@ pub(crate) struct Asked {
 }
 
 impl Asked {
-    /// The mark `command` is limited by, if it asks the opponent something.
-    pub(crate) fn mark(&mut self, command: Command) -> Option<&mut u16> {
-        match command {
-            Command::OfferDraw { .. } => Some(&mut self.draw),
-            Command::RequestUndo { .. } => Some(&mut self.undo),
+    /// The mark `action` is limited by, if it asks the opponent something.
+    pub(crate) fn mark(&mut self, action: Action) -> Option<&mut u16> {
+        match action {
+            Action::OfferDraw => Some(&mut self.draw),
+            Action::RequestUndo => Some(&mut self.undo),
             _ => None,
         }
     }
@@ -241,7 +241,7 @@ impl Room {
         let Some(game) = &mut self.game else {
             return;
         };
-        let entries = &game.journal().entries;
+        let entries = game.entries();
         for (seq, &entry) in entries.iter().enumerate().skip(self.persisted as usize) {
             let code = self.code;
             let seq = seq as u64;
@@ -378,41 +378,11 @@ impl Room {
             }
         });
         let rematch_requested = self.rematch.map(|seat| self.color_of(seat));
-        let Some(game) = &self.game else {
-            let clocks = match self.options.time_control {
-                TimeControl::Untimed => None,
-                TimeControl::Increment { base, .. } => Some(ByColor {
-                    red: base,
-                    black: base,
-                }),
-            };
-            return Snapshot {
-                code: self.code,
-                config: self.config(),
-                moves: Vec::new(),
-                clocks,
-                clocks_running: false,
-                pending_undo: None,
-                pending_draw: None,
-                status: Status::Ongoing,
-                seats,
-                rematch_requested,
-                next_seq: self.next_seq,
-            };
-        };
-        Snapshot {
-            code: self.code,
-            config: game.config().clone(),
-            moves: game.moves().iter().map(|played| played.mv).collect(),
-            clocks: game.clocks(now),
-            clocks_running: game.clocks_running(),
-            pending_undo: game.pending_undo(),
-            pending_draw: game.pending_draw(),
-            status: game.status(),
-            seats,
-            rematch_requested,
-            next_seq: self.next_seq,
-        }
+        let standing = self.game.as_ref().map_or_else(
+            || Standing::waiting(self.config()),
+            |game| game.standing(now),
+        );
+        Snapshot::new(self.code, standing, seats, rematch_requested, self.next_seq)
     }
 
     /// The rules the room's matches are played under.
@@ -422,7 +392,7 @@ impl Room {
 
     /// Makes `game` the room's match, numbering from 0 again, and records its start.
     fn install(&mut self, now: Timestamp, game: Match, outbox: &mut Outbox) {
-        self.red = game.journal().red;
+        self.red = game.seat_of(Color::Red);
         self.game = Some(game);
         self.next_seq = 0;
         self.persisted = 0;

@@ -408,9 +408,7 @@ async fn the_time_down_is_not_charged_to_the_player_on_move() {
             tokio::time::sleep(DOWN).await;
             table.restart().await;
 
-            let clocks = mirror(&table.black)
-                .clocks_after(Duration::ZERO)
-                .expect("timed");
+            let clocks = mirror(&table.black).clocks(Duration::ZERO).expect("timed");
             // A graceful shutdown charged Black its thinking time; after a crash nobody
             // knows when the relay died, so that goes uncharged too. The time down never is.
             let charged = BASE - clocks.black;

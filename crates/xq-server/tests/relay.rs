@@ -13,7 +13,7 @@ use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
 use xq_server::{Config, ConnId, Output, Persist, Relay};
 use xq_session::{
-    Command, CommandError, DrawReason, Event, GameResult, Match, Status, TimeControl, Timestamp,
+    Action, CommandError, DrawReason, Event, GameResult, Match, Status, TimeControl, Timestamp,
     WinReason,
 };
 
@@ -273,11 +273,7 @@ impl Harness {
     }
 
     fn play(&mut self, player: Player, iccs: &str) {
-        let command = Command::Play {
-            by: player.color,
-            mv: mv(iccs),
-        };
-        self.send(player.conn, ClientMsg::Command(command));
+        self.send(player.conn, ClientMsg::Act(Action::Play(mv(iccs))));
     }
 }
 
@@ -486,16 +482,10 @@ fn a_spectator_sees_every_event_and_cannot_play() {
     assert_eq!(snapshot.next_seq, 1);
 
     h.play(black, "h9g7");
-    h.send(
-        red.conn,
-        ClientMsg::Command(Command::OfferDraw { by: Color::Red }),
-    );
+    h.send(red.conn, ClientMsg::Act(Action::OfferDraw));
     h.send(
         black.conn,
-        ClientMsg::Command(Command::AnswerDraw {
-            by: Color::Black,
-            accept: true,
-        }),
+        ClientMsg::Act(Action::AnswerDraw { accept: true }),
     );
     let seen = events(&h.take(spectator));
     let seqs: Vec<u64> = seen.iter().map(|(seq, _)| *seq).collect();
@@ -509,10 +499,7 @@ fn a_spectator_sees_every_event_and_cannot_play() {
     ));
 
     let before = h.game(red.code);
-    h.send(
-        spectator,
-        ClientMsg::Command(Command::Resign { by: Color::Red }),
-    );
+    h.send(spectator, ClientMsg::Act(Action::Resign));
     assert_eq!(h.error(spectator), ErrorCode::Spectator);
     h.send(spectator, ClientMsg::Rematch);
     assert_eq!(h.error(spectator), ErrorCode::Spectator);
@@ -531,53 +518,24 @@ fn hostile_requests_are_refused_and_change_nothing() {
     let (red, black) = h.pair(RoomOptions::default());
     let spectator = h.spectator(red.code);
     h.play(red, "h2e2");
-    h.send(
-        red.conn,
-        ClientMsg::Command(Command::RequestUndo { by: Color::Red }),
-    );
+    h.send(red.conn, ClientMsg::Act(Action::RequestUndo));
     for conn in [red.conn, black.conn, spectator] {
         h.take(conn);
     }
     let before = h.game(red.code);
 
     let cases: Vec<(ConnId, ClientMsg, ErrorCode)> = vec![
-        // Moving for the other seat.
-        (
-            red.conn,
-            ClientMsg::Command(Command::Play {
-                by: Color::Black,
-                mv: mv("h9g7"),
-            }),
-            ErrorCode::NotYourSeat,
-        ),
         // Out of turn.
         (
             red.conn,
-            ClientMsg::Command(Command::Play {
-                by: Color::Red,
-                mv: mv("b2e2"),
-            }),
+            ClientMsg::Act(Action::Play(mv("b2e2"))),
             ErrorCode::Rejected(CommandError::NotYourTurn),
         ),
         // Accepting one's own undo request.
         (
             red.conn,
-            ClientMsg::Command(Command::AnswerUndo {
-                by: Color::Red,
-                accept: true,
-            }),
+            ClientMsg::Act(Action::AnswerUndo { accept: true }),
             ErrorCode::Rejected(CommandError::CannotAnswerOwnRequest),
-        ),
-        // Commands only the relay issues.
-        (
-            black.conn,
-            ClientMsg::Command(Command::Abandon { by: Color::Red }),
-            ErrorCode::ReservedCommand,
-        ),
-        (
-            black.conn,
-            ClientMsg::Command(Command::PauseClocks),
-            ErrorCode::ReservedCommand,
         ),
         // Joining or watching a room that does not exist.
         (
@@ -600,13 +558,7 @@ fn hostile_requests_are_refused_and_change_nothing() {
     }
 
     // An illegal move (a horse jumping over its leg), on Black's turn.
-    h.send(
-        black.conn,
-        ClientMsg::Command(Command::Play {
-            by: Color::Black,
-            mv: mv("b9b5"),
-        }),
-    );
+    h.send(black.conn, ClientMsg::Act(Action::Play(mv("b9b5"))));
     assert!(matches!(
         h.error(black.conn),
         ErrorCode::Rejected(CommandError::IllegalMove(_))
@@ -630,10 +582,7 @@ fn hostile_requests_are_refused_and_change_nothing() {
         },
     );
     assert_eq!(h.error(stranger), ErrorCode::RoomNotFound);
-    h.send(
-        stranger,
-        ClientMsg::Command(Command::Resign { by: Color::Red }),
-    );
+    h.send(stranger, ClientMsg::Act(Action::Resign));
     assert_eq!(h.error(stranger), ErrorCode::NotInRoom);
     h.send(stranger, ClientMsg::Leave);
     assert_eq!(h.error(stranger), ErrorCode::NotInRoom);
@@ -673,14 +622,8 @@ fn nothing_can_be_played_before_the_opponent_arrives() {
     });
     h.play(creator, "h2e2");
     assert_eq!(h.error(creator.conn), ErrorCode::NoOpponentYet);
-    h.send(
-        creator.conn,
-        ClientMsg::Command(Command::Play {
-            by: Color::Black,
-            mv: mv("h9g7"),
-        }),
-    );
-    assert_eq!(h.error(creator.conn), ErrorCode::NotYourSeat);
+    h.send(creator.conn, ClientMsg::Act(Action::Play(mv("h9g7"))));
+    assert_eq!(h.error(creator.conn), ErrorCode::NoOpponentYet);
     h.send(creator.conn, ClientMsg::Rematch);
     assert_eq!(h.error(creator.conn), ErrorCode::GameNotOver);
 }
@@ -974,10 +917,7 @@ fn rematch_swaps_colours_once_both_ask() {
     let mut h = Harness::new();
     let (red, black) = h.pair(RoomOptions::default());
     h.play(red, "h2e2");
-    h.send(
-        black.conn,
-        ClientMsg::Command(Command::Resign { by: Color::Black }),
-    );
+    h.send(black.conn, ClientMsg::Act(Action::Resign));
     h.take(red.conn);
     h.take(black.conn);
 
@@ -1163,10 +1103,10 @@ fn plays_on(h: &mut Harness, red: Player, black: Player, iccs: &str) {
     h.take(red.conn);
 }
 
-/// Sends `command` from `player` and returns the refusal, if any; whatever else it was sent
+/// Sends `action` from `player` and returns the refusal, if any; whatever else it was sent
 /// is taken.
-fn ask(h: &mut Harness, player: Player, command: Command) -> Option<ErrorCode> {
-    h.send(player.conn, ClientMsg::Command(command));
+fn ask(h: &mut Harness, player: Player, action: Action) -> Option<ErrorCode> {
+    h.send(player.conn, ClientMsg::Act(action));
     h.take(player.conn).iter().find_map(|msg| match msg {
         ServerMsg::Error { code, .. } => Some(*code),
         _ => None,
@@ -1180,22 +1120,16 @@ fn ask(h: &mut Harness, player: Player, command: Command) -> Option<ErrorCode> {
 fn a_player_asks_once_per_point_of_the_game() {
     let mut h = Harness::new();
     let (red, black) = h.pair(RoomOptions::default());
-    let offer = Command::OfferDraw { by: Color::Red };
+    let offer = Action::OfferDraw;
     assert_eq!(ask(&mut h, red, offer), None);
-    assert_eq!(
-        ask(&mut h, red, Command::WithdrawDraw { by: Color::Red }),
-        None
-    );
+    assert_eq!(ask(&mut h, red, Action::WithdrawDraw), None);
     assert_eq!(ask(&mut h, red, offer), Some(ErrorCode::AlreadyAsked));
     // The refusal changed nothing: the opponent heard only of the first offer and its end.
     assert_eq!(events(&h.take(black.conn)).len(), 2);
-    let undo = Command::RequestUndo { by: Color::Red };
+    let undo = Action::RequestUndo;
     plays_on(&mut h, red, black, "h2e2");
     assert_eq!(ask(&mut h, red, undo), None);
-    let grant = Command::AnswerUndo {
-        by: Color::Black,
-        accept: true,
-    };
+    let grant = Action::AnswerUndo { accept: true };
     assert_eq!(ask(&mut h, black, grant), None);
     // Back before the move: playing it again reaches the point the undo was asked at. A draw
     // offer is another question, asked at an earlier point.

@@ -9,9 +9,9 @@ use xq_protocol::{
     ClientMsg, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
     ServerMsg, Snapshot, codec,
 };
-use xq_rules::{Color, Move, Square};
+use xq_rules::{Move, Square};
 use xq_server::{Config, ConnId, Output, Relay};
-use xq_session::{Command, Event, RepetitionRule, Seat, TimeControl, Timestamp};
+use xq_session::{Action, Event, RepetitionRule, Seat, TimeControl, Timestamp};
 use xq_store::{OpenRoom, Persist, SqliteStore, Storage};
 
 /// Shorter than the clocks, so a seat nobody resumes is lost before its flag falls.
@@ -155,7 +155,7 @@ fn opening(store: &mut SqliteStore) -> (Life, RoomCode, ResumeToken, ResumeToken
     let (_, black_token) = token(&life.take(BLACK));
     life.at(3_000);
     let mv = Move::new(Square::H2, Square::E2);
-    let play = ClientMsg::Command(Command::Play { by: Color::Red, mv });
+    let play = ClientMsg::Act(Action::Play(mv));
     life.send(store, RED, &play);
     (life, code, red_token, black_token)
 }
@@ -194,10 +194,7 @@ fn after_a_crash_the_time_down_is_charged_to_nobody() {
     // Black plays on, on the new relay's clock, and the clocks go on from there.
     life.at(1_500);
     let mv = Move::new(Square::H9, Square::G7);
-    let play = ClientMsg::Command(Command::Play {
-        by: Color::Black,
-        mv,
-    });
+    let play = ClientMsg::Act(Action::Play(mv));
     life.send(&mut store, BLACK, &play);
     let played = life.take(BLACK).into_iter().find_map(|msg| match msg {
         ServerMsg::Event {

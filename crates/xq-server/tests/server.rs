@@ -11,7 +11,7 @@ use xq_protocol::{
 use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
 use xq_server::Server;
-use xq_session::{Command, Event, GameResult, WinReason};
+use xq_session::{Action, Event, GameResult, WinReason};
 use xq_transport::{Connection, Options, TransportError};
 
 /// Generous bound for any one test; a hang fails instead of blocking CI.
@@ -107,11 +107,10 @@ impl Client {
         token
     }
 
-    async fn play(&self, by: Color, iccs: &str) {
+    async fn play(&self, iccs: &str) {
         let iccs: Iccs = iccs.parse().expect("valid ICCS");
         let mv = Move::new(iccs.from, iccs.to);
-        self.send(ClientMsg::Command(Command::Play { by, mv }))
-            .await;
+        self.send(ClientMsg::Act(Action::Play(mv))).await;
     }
 
     /// The next event, with its number.
@@ -151,14 +150,12 @@ async fn short_game(red_url: &str, black_url: &str, options: &Options) -> (Clien
     let (code, _) = red.create().await;
     black.join(code).await;
     assert!(matches!(red.recv().await, ServerMsg::Snapshot(_)));
-    red.play(Color::Red, "h2e2").await;
+    red.play("h2e2").await;
     // Each waits for the other's move before its own: the relay sees them in turn.
     assert!(matches!(black.event().await, (0, Event::MovePlayed { .. })));
-    black.play(Color::Black, "h9g7").await;
+    black.play("h9g7").await;
     assert!(matches!(black.event().await, (1, Event::MovePlayed { .. })));
-    black
-        .send(ClientMsg::Command(Command::Resign { by: Color::Black }))
-        .await;
+    black.send(ClientMsg::Act(Action::Resign)).await;
     assert!(matches!(red.event().await, (0, Event::MovePlayed { .. })));
     assert!(matches!(red.event().await, (1, Event::MovePlayed { .. })));
     let over = Event::GameOver(GameResult::Win {
@@ -268,7 +265,7 @@ fn a_dropped_player_resumes_and_an_absent_one_loses_by_abandonment() {
         let black = Client::hello(&url, &options, None).await;
         let (code, red_token) = red.create().await;
         black.join(code).await;
-        red.play(Color::Red, "h2e2").await;
+        red.play("h2e2").await;
         assert_eq!(black.event().await.0, 0);
 
         // Red's connection goes; Black is told, and Red comes back in time.
@@ -429,7 +426,7 @@ fn connections_over_the_caps_are_turned_away_at_accept() {
             }
         ));
         assert!(matches!(red.recv().await, ServerMsg::Snapshot(_)));
-        red.play(Color::Red, "h2e2").await;
+        red.play("h2e2").await;
         assert!(matches!(black.event().await, (0, Event::MovePlayed { .. })));
         let metrics = server.metrics().snapshot().await.expect("the relay runs");
         assert_eq!(metrics.refused_connections, 1);

@@ -16,7 +16,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use xq_rules::fen::Fen;
 use xq_rules::iccs::Iccs;
 use xq_rules::{Move, Square};
-use xq_session::{Command, Match, MatchConfig, Timestamp};
+use xq_session::{Action, Match, MatchConfig, Timestamp};
 
 /// Black's cannon on rank 5 (Red's chariot below it on rank 2) or rank 6 (the chariot on
 /// rank 3); both generals behind an advisor on the e-file.
@@ -61,7 +61,7 @@ fn before_last(fen: &str, moves: &[Move]) -> (Match, Move) {
     let (last, played) = moves.split_last().unwrap_or_else(|| panic!("no moves"));
     for &mv in played {
         let by = game.turn();
-        game.handle(now, Command::Play { by, mv })
+        game.handle(now, Action::Play(mv).by(by))
             .unwrap_or_else(|e| panic!("{mv}: {e}"));
     }
     while game.poll_event().is_some() {}
@@ -75,7 +75,7 @@ fn time_last(c: &mut Criterion, name: &str, fen: &str, moves: &[Move], ends: boo
     let mut check = game.clone();
     let by = check.turn();
     check
-        .handle(Timestamp::from_millis(0), Command::Play { by, mv: last })
+        .handle(Timestamp::from_millis(0), Action::Play(last).by(by))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(
         !check.status().is_ongoing(),
@@ -88,7 +88,7 @@ fn time_last(c: &mut Criterion, name: &str, fen: &str, moves: &[Move], ends: boo
             || game.clone(),
             |mut game| {
                 let by = game.turn();
-                let result = game.handle(Timestamp::from_millis(0), Command::Play { by, mv: last });
+                let result = game.handle(Timestamp::from_millis(0), Action::Play(last).by(by));
                 while game.poll_event().is_some() {}
                 black_box((result, game.status()))
             },

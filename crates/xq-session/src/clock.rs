@@ -94,6 +94,11 @@ impl Clock {
         }
     }
 
+    /// Since when the clock of the side to move runs, if it runs.
+    pub(crate) const fn running_since(&self) -> Option<Timestamp> {
+        self.running_since
+    }
+
     /// Whether the clock of the side to move is running.
     pub(crate) const fn is_running(&self) -> bool {
         self.running_since.is_some()
@@ -114,34 +119,56 @@ impl Clock {
         self.running_since.map(|since| since + remaining)
     }
 
-    /// Charges `turn` for the time since its clock started and restarts it from `now` (a
-    /// stopped clock stays stopped).
-    pub(crate) fn charge(&mut self, now: Timestamp, turn: Color) {
-        self.remaining = self.remaining_at(now, turn);
+    /// The clocks just after `mover` moves at `now`: its time charged up to `now`, plus the
+    /// increment. The clock itself changes when the move's event is applied
+    /// ([`report`](Self::report)).
+    pub(crate) fn after_move(&self, now: Timestamp, mover: Color) -> ByColor<Duration> {
+        let mut remaining = self.remaining_at(now, mover);
+        remaining[mover] = remaining[mover].saturating_add(self.increment);
+        remaining
+    }
+
+    /// The times as they stood when the running clock last started (or stopped): what a
+    /// restart starts from, since restarting charges nothing.
+    pub(crate) const fn banked(&self) -> ByColor<Duration> {
+        self.remaining
+    }
+
+    /// Takes `reading` as both sides' time at `at`; the clock of the side to move goes on
+    /// running from there if it was running.
+    pub(crate) fn report(&mut self, at: Timestamp, reading: ByColor<Duration>) {
+        self.remaining = reading;
         if self.is_running() {
-            self.running_since = Some(now);
+            self.running_since = Some(at);
         }
     }
 
-    /// `mover` has moved at `now`: its time is charged and it gains the increment; the other
-    /// clock starts (if the clocks are not paused).
-    pub(crate) fn after_move(&mut self, now: Timestamp, mover: Color) -> ByColor<Duration> {
-        self.charge(now, mover);
-        self.remaining[mover] = self.remaining[mover].saturating_add(self.increment);
-        self.remaining
-    }
-
-    /// Charges `turn` up to `now` and stops both clocks.
-    pub(crate) fn stop(&mut self, now: Timestamp, turn: Color) -> ByColor<Duration> {
-        self.charge(now, turn);
+    /// Takes `reading` as both sides' time and stops both clocks.
+    pub(crate) fn stop_with(&mut self, reading: ByColor<Duration>) {
+        self.remaining = reading;
         self.running_since = None;
-        self.remaining
     }
 
-    /// Starts the clock of the side to move from `now`, whatever it did before.
-    pub(crate) fn restart(&mut self, now: Timestamp) -> ByColor<Duration> {
-        self.running_since = Some(now);
-        self.remaining
+    /// Takes `reading` as both sides' time and starts the clock of the side to move from
+    /// `at`, whether it was running or not.
+    pub(crate) fn start_with(&mut self, at: Timestamp, reading: ByColor<Duration>) {
+        self.remaining = reading;
+        self.running_since = Some(at);
+    }
+
+    /// The clocks of a match followed from a report: `reading` at `at`, the side to move's
+    /// running from then if `running`.
+    pub(crate) fn from_reading(
+        increment: Duration,
+        reading: ByColor<Duration>,
+        at: Timestamp,
+        running: bool,
+    ) -> Self {
+        Self {
+            increment,
+            remaining: reading,
+            running_since: running.then_some(at),
+        }
     }
 
     fn elapsed(&self, now: Timestamp) -> Duration {
@@ -194,6 +221,7 @@ mod tests {
         let after = clock.after_move(ms(4_000), Color::Red);
         assert_eq!(after.red, Duration::from_secs(9)); // 10 - 3 + 2
         assert_eq!(after.black, Duration::from_secs(10));
+        clock.report(ms(4_000), after);
         assert_eq!(clock.deadline(Color::Black), Some(ms(14_000)));
         let now = clock.remaining_at(ms(5_500), Color::Black);
         assert_eq!(now.black, Duration::from_millis(8_500));
@@ -218,15 +246,31 @@ mod tests {
     #[test]
     fn a_stopped_clock_charges_nothing_until_restarted() {
         let mut clock = blitz();
-        clock.stop(ms(2_000), Color::Red);
+        clock.stop_with(clock.remaining_at(ms(2_000), Color::Red));
         assert_eq!(clock.deadline(Color::Red), None);
         assert_eq!(
             clock.remaining_at(ms(60_000), Color::Red).red,
             Duration::from_secs(9)
         );
-        clock.charge(ms(70_000), Color::Red);
+        clock.report(ms(70_000), clock.remaining_at(ms(70_000), Color::Red));
         assert!(!clock.is_running());
-        clock.restart(ms(100));
+        clock.start_with(ms(100), clock.banked());
         assert_eq!(clock.deadline(Color::Red), Some(ms(9_100)));
+    }
+
+    #[test]
+    fn a_followed_clock_counts_down_from_its_report() {
+        let reading = ByColor {
+            red: Duration::from_secs(5),
+            black: Duration::from_secs(7),
+        };
+        let clock = Clock::from_reading(Duration::ZERO, reading, ms(1_000), true);
+        assert_eq!(
+            clock.remaining_at(ms(3_000), Color::Black).black,
+            Duration::from_secs(5)
+        );
+        let stopped = Clock::from_reading(Duration::ZERO, reading, ms(1_000), false);
+        assert_eq!(stopped.remaining_at(ms(3_000), Color::Black), reading);
+        assert_eq!(stopped.deadline(Color::Black), None);
     }
 }

@@ -5,12 +5,11 @@ use std::time::Duration;
 
 use xq_rules::{ByColor, Color, Move, Position};
 
-use crate::clock::Clock;
-use crate::history::History;
 use crate::journal::{Entry, Input, Journal, RebuildError};
 use crate::{
-    Command, CommandError, DrawReason, Event, GameResult, MatchConfig, MoveText, Played, Record,
-    Seat, Status, Timestamp, UndoRequest, WinReason, adjudication,
+    Action, Command, CommandError, DrawReason, Event, GameResult, MatchConfig, MatchState,
+    MoveText, Played, Record, Seat, Standing, Status, Timestamp, UndoRequest, WinReason,
+    adjudication,
 };
 
 /// A Xiangqi match between two seats, from the first move to the result: the single referee
@@ -27,6 +26,10 @@ use crate::{
 /// **Calling order**: after every `handle*` call, drain `poll_event` until it returns `None`,
 /// then re-arm the timer from `poll_timeout` (it changes with every move).
 ///
+/// The match decides; what it decided reaches its [`MatchState`] as the events it emits,
+/// applied by the same code that any follower of the match runs ([`MatchState::apply`]), and a
+/// player's action is checked by [`MatchState::check`], which a follower can run too.
+///
 /// A refused command returns a [`CommandError`] and changes nothing, except that time passes
 /// first: a flag that fell before the command arrived ends the game as `handle_timeout` would,
 /// and the command is refused with [`CommandError::GameFinished`].
@@ -38,11 +41,11 @@ use crate::{
 ///
 /// ```
 /// use xq_rules::{Color, Move, Square};
-/// use xq_session::{Command, Event, Match, MatchConfig, Timestamp};
+/// use xq_session::{Action, Event, Match, MatchConfig, Timestamp};
 ///
 /// let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
 /// let mv = Move::new(Square::H2, Square::E2);
-/// game.handle(Timestamp::from_millis(1_000), Command::Play { by: Color::Red, mv })?;
+/// game.handle(Timestamp::from_millis(1_000), Action::Play(mv).by(Color::Red))?;
 /// let Some(Event::MovePlayed { text, .. }) = game.poll_event() else { panic!() };
 /// assert_eq!(text.iccs, "h2e2");
 /// assert_eq!(game.poll_event(), None);
@@ -53,15 +56,11 @@ use crate::{
 /// [quinn-proto]: https://docs.rs/quinn-proto
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Match {
-    journal: Journal,
-    history: History,
-    status: Status,
-    /// `None` in an untimed match.
-    clock: Option<Clock>,
-    undos_granted: ByColor<u32>,
-    pending_undo: Option<UndoRequest>,
-    /// The seat that offered a draw, while the offer stands.
-    pending_draw: Option<Color>,
+    state: MatchState,
+    /// With the config the state holds, the match's [`Journal`].
+    red: Seat,
+    started: Timestamp,
+    entries: Vec<Entry>,
     events: VecDeque<Event>,
 }
 
@@ -90,18 +89,10 @@ impl Match {
     #[must_use]
     pub fn with_seats(config: MatchConfig, red: Seat, now: Timestamp) -> Self {
         let mut game = Self {
-            history: History::new(Position::clone(&config.start)),
-            clock: Clock::new(config.time_control, now),
-            journal: Journal {
-                config,
-                red,
-                started: now,
-                entries: Vec::new(),
-            },
-            status: Status::Ongoing,
-            undos_granted: ByColor::default(),
-            pending_undo: None,
-            pending_draw: None,
+            state: MatchState::new(config, now),
+            red,
+            started: now,
+            entries: Vec::new(),
             events: VecDeque::new(),
         };
         // No move can be played from a decided position, so the verdict cannot wait for one.
@@ -145,8 +136,8 @@ impl Match {
     pub fn rematch(&self, now: Timestamp) -> Result<Self, RematchError> {
         self.check_rematch()?;
         Ok(Self::with_seats(
-            self.journal.config.clone(),
-            self.journal.red.other(),
+            self.config().clone(),
+            self.red.other(),
             now,
         ))
     }
@@ -157,102 +148,119 @@ impl Match {
     ///
     /// [`RematchError::Ongoing`] while this game is still being played.
     pub const fn check_rematch(&self) -> Result<(), RematchError> {
-        match self.status {
+        match self.state.status() {
             Status::Ongoing => Err(RematchError::Ongoing),
             Status::Finished(_) => Ok(()),
         }
     }
 
+    /// The match as its followers hold it: position, moves, clocks, pending requests, status,
+    /// and the checks an action must pass.
+    #[must_use]
+    pub const fn state(&self) -> &MatchState {
+        &self.state
+    }
+
+    /// What a follower needs to hold this match from `now` on ([`MatchState::follow`]).
+    #[must_use]
+    pub fn standing(&self, now: Timestamp) -> Standing {
+        self.state.standing(now)
+    }
+
     /// The rules this match is played under.
     #[must_use]
     pub const fn config(&self) -> &MatchConfig {
-        &self.journal.config
+        self.state.config()
     }
 
-    /// The accepted inputs so far, from which [`Match::from_journal`] rebuilds the match.
+    /// The match's journal, from which [`Match::from_journal`] rebuilds it: the config, the
+    /// seating, the start and a copy of the accepted inputs so far.
     #[must_use]
-    pub const fn journal(&self) -> &Journal {
-        &self.journal
+    pub fn journal(&self) -> Journal {
+        Journal {
+            config: self.config().clone(),
+            red: self.red,
+            started: self.started,
+            entries: self.entries.clone(),
+        }
+    }
+
+    /// The accepted inputs so far, oldest first: the journal's entries, without a copy.
+    #[must_use]
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
     }
 
     /// The colour `seat` plays.
     #[must_use]
     pub fn color_of(&self, seat: Seat) -> Color {
-        seat.color(self.journal.red)
+        seat.color(self.red)
     }
 
     /// The seat playing `color`.
     #[must_use]
     pub fn seat_of(&self, color: Color) -> Seat {
-        color.fold(self.journal.red, self.journal.red.other())
+        color.fold(self.red, self.red.other())
     }
 
-    /// The current position.
+    /// The current position: [`MatchState::position`].
     #[must_use]
     pub fn position(&self) -> &Position {
-        self.history.current()
+        self.state.position()
     }
 
-    /// The side to move.
+    /// The side to move: [`MatchState::turn`].
     #[must_use]
     pub fn turn(&self) -> Color {
-        self.position().turn()
+        self.state.turn()
     }
 
-    /// The moves played so far (taken-back moves are gone).
+    /// The moves played so far: [`MatchState::moves`].
     #[must_use]
     pub fn moves(&self) -> &[Played] {
-        self.history.played()
+        self.state.moves()
     }
 
-    /// Whether the game is on, or how it ended.
+    /// Whether the game is on, or how it ended: [`MatchState::status`].
     #[must_use]
     pub const fn status(&self) -> Status {
-        self.status
+        self.state.status()
     }
 
-    /// Each side's remaining time at `now`; `None` in an untimed match.
+    /// Each side's remaining time at `now`: [`MatchState::clocks`].
     #[must_use]
     pub fn clocks(&self, now: Timestamp) -> Option<ByColor<Duration>> {
-        let turn = self.turn();
-        self.clock
-            .as_ref()
-            .map(|clock| clock.remaining_at(now, turn))
+        self.state.clocks(now)
     }
 
-    /// Whether the clock of the side to move is running: false when untimed, paused or over.
+    /// Whether the side to move's clock runs: [`MatchState::clocks_running`].
     #[must_use]
     pub fn clocks_running(&self) -> bool {
-        self.clock.as_ref().is_some_and(Clock::is_running)
+        self.state.clocks_running()
     }
 
-    /// The undo request waiting for an answer, if any.
+    /// The undo request waiting for an answer: [`MatchState::pending_undo`].
     #[must_use]
     pub const fn pending_undo(&self) -> Option<UndoRequest> {
-        self.pending_undo
+        self.state.pending_undo()
     }
 
-    /// The seat whose draw offer is waiting for an answer, if any.
+    /// The side whose draw offer waits for an answer: [`MatchState::pending_draw`].
     #[must_use]
     pub const fn pending_draw(&self) -> Option<Color> {
-        self.pending_draw
+        self.state.pending_draw()
     }
 
-    /// How many undo requests `color` has had granted.
+    /// How many undo requests `color` has had granted: [`MatchState::undos_granted`].
     #[must_use]
     pub fn undos_granted(&self, color: Color) -> u32 {
-        self.undos_granted[color]
+        self.state.undos_granted(color)
     }
 
-    /// The game record so far: start position, moves and result (no tags; the relay knows the
-    /// players' names and the date).
+    /// The game record so far: [`MatchState::record`].
     #[must_use]
     pub fn record(&self) -> Record {
-        Record::from_history(
-            &self.history,
-            self.status.result(),
-            self.journal.config.repetition,
-        )
+        self.state.record()
     }
 
     /// Handles a command at `now`.
@@ -270,20 +278,13 @@ impl Match {
             self.handle_timeout(now);
         }
         match command {
-            Command::Play { by, mv } => self.play(now, by, mv),
-            Command::RequestUndo { by } => self.request_undo(by),
-            Command::WithdrawUndo { by } => self.withdraw_undo(by),
-            Command::AnswerUndo { by, accept } => self.answer_undo(now, by, accept),
-            Command::OfferDraw { by } => self.offer_draw(by),
-            Command::WithdrawDraw { by } => self.withdraw_draw(by),
-            Command::AnswerDraw { by, accept } => self.answer_draw(now, by, accept),
-            Command::Resign { by } => self.concede(now, by, WinReason::Resignation),
+            Command::Act { by, action } => self.act(now, by, action),
             Command::Abandon { by } => self.concede(now, by, WinReason::Abandonment),
             Command::PauseClocks => self.pause_clocks(now),
             Command::ResumeClocks => self.resume_clocks(now),
             Command::AbandonBoth => self.draw(now, DrawReason::Abandonment),
         }?;
-        self.journal.entries.push(Entry {
+        self.entries.push(Entry {
             at: now,
             input: Input::Command(command),
         });
@@ -310,7 +311,7 @@ impl Match {
             let Some(mv) = pick(&self.position().legal_moves()) else {
                 break;
             };
-            self.handle(now, Command::Play { by, mv })?;
+            self.handle(now, Action::Play(mv).by(by))?;
             played.push(mv);
         }
         Ok(played)
@@ -320,7 +321,7 @@ impl Match {
     /// Harmless to call early or often.
     pub fn handle_timeout(&mut self, now: Timestamp) {
         if self.flag_falls(now) {
-            self.journal.entries.push(Entry {
+            self.entries.push(Entry {
                 at: now,
                 input: Input::Flag,
             });
@@ -344,8 +345,8 @@ impl Match {
     /// move's time runs out. `None` while no clock runs.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        match self.status {
-            Status::Ongoing => self.clock.as_ref()?.deadline(self.turn()),
+        match self.state.status() {
+            Status::Ongoing => self.state.clock()?.deadline(self.turn()),
             Status::Finished(_) => None,
         }
     }
@@ -355,140 +356,109 @@ impl Match {
     }
 
     fn ensure_ongoing(&self) -> Result<(), CommandError> {
-        match self.status {
+        match self.state.status() {
             Status::Ongoing => Ok(()),
             Status::Finished(_) => Err(CommandError::GameFinished),
         }
     }
 
-    fn play(&mut self, now: Timestamp, by: Color, mv: Move) -> Result<(), CommandError> {
-        self.ensure_ongoing()?;
-        if by != self.turn() {
-            return Err(CommandError::NotYourTurn);
-        }
-        self.position().check_move(mv)?;
+    /// Applies `event` to the match's state and queues it for the seats.
+    fn emit(&mut self, now: Timestamp, event: Event) {
+        self.state.commit(now, &event);
+        self.events.push_back(event);
+    }
 
-        let text = MoveText::new(self.position(), mv);
-        let played = self.history.push(mv);
-        let clocks = self.clock.as_mut().map(|clock| clock.after_move(now, by));
-        self.events.push_back(Event::MovePlayed {
-            by,
-            mv,
-            text,
-            captured: played.captured,
-            gives_check: played.gives_check,
-            ply: self.history.played().len(),
-            clocks,
-        });
-        self.lapse_undo();
+    /// Takes the action of the player of `by`, once the state's check accepts it.
+    fn act(&mut self, now: Timestamp, by: Color, action: Action) -> Result<(), CommandError> {
+        self.state.check(by, action)?;
+        match action {
+            Action::Play(mv) => self.play(now, by, mv),
+            Action::RequestUndo => {
+                let request = self.state.undo_request(by)?;
+                self.emit(now, Event::UndoRequested(request));
+            }
+            Action::WithdrawUndo => self.emit(now, Event::UndoWithdrawn { by }),
+            Action::AnswerUndo { accept } => self.answer_undo(now, by, accept)?,
+            Action::OfferDraw => self.emit(now, Event::DrawOffered { by }),
+            Action::WithdrawDraw => self.emit(now, Event::DrawWithdrawn { by }),
+            Action::AnswerDraw { accept: true } => {
+                // The offer is taken, not lapsed: the end of the game clears it.
+                self.lapse_undo(now);
+                let reason = DrawReason::Agreement;
+                self.emit(now, Event::GameOver(GameResult::Draw { reason }));
+            }
+            Action::AnswerDraw { accept: false } => self.emit(now, Event::DrawDeclined { by }),
+            Action::Resign => self.finish(
+                now,
+                GameResult::Win {
+                    winner: !by,
+                    reason: WinReason::Resignation,
+                },
+            ),
+        }
+        Ok(())
+    }
+
+    /// Plays `mv` for `by`, which the state's check accepted.
+    fn play(&mut self, now: Timestamp, by: Color, mv: Move) {
+        let pos = self.position();
+        let text = MoveText::new(pos, mv);
+        let mut after = pos.clone();
+        let captured = after.play_unchecked(mv);
+        let clocks = self.state.clock().map(|clock| clock.after_move(now, by));
+        let ply = self.moves().len() + 1;
+        self.emit(
+            now,
+            Event::MovePlayed {
+                by,
+                mv,
+                text,
+                captured,
+                gives_check: after.is_check(),
+                ply,
+                clocks,
+            },
+        );
+        self.lapse_undo(now);
         // A draw offer stands until the seat it was made to answers or moves: the offerer may
         // offer and then make its own move, as over the board.
-        if self.pending_draw == Some(!by) {
-            self.lapse_draw();
+        if self.state.pending_draw() == Some(!by) {
+            self.lapse_draw(now);
         }
         if let Some(result) = self.adjudicate() {
             self.finish(now, result);
         }
-        Ok(())
     }
 
     /// The result the current position forces under this match's repetition rule and move
     /// limit, if any. Judged after every move and on the start position.
     fn adjudicate(&self) -> Option<GameResult> {
-        let config = &self.journal.config;
-        adjudication::adjudicate(&self.history, config.repetition, config.move_limit)
-    }
-
-    fn request_undo(&mut self, by: Color) -> Result<(), CommandError> {
-        self.ensure_ongoing()?;
-        self.journal.config.undo.check(self.undos_granted[by])?;
-        if self.pending_undo.is_some() {
-            return Err(CommandError::UndoAlreadyPending);
-        }
-        let request = UndoRequest::new(by, self.turn(), self.history.played().len())
-            .ok_or(CommandError::NothingToUndo)?;
-        self.pending_undo = Some(request);
-        self.events.push_back(Event::UndoRequested(request));
-        Ok(())
-    }
-
-    fn withdraw_undo(&mut self, by: Color) -> Result<(), CommandError> {
-        self.ensure_ongoing()?;
-        let request = self.pending_undo.ok_or(CommandError::NoPendingUndo)?;
-        if request.by != by {
-            return Err(CommandError::NotYourRequest);
-        }
-        self.pending_undo = None;
-        self.events.push_back(Event::UndoWithdrawn { by });
-        Ok(())
+        let config = self.config();
+        adjudication::adjudicate(self.state.history(), config.repetition, config.move_limit)
     }
 
     fn answer_undo(&mut self, now: Timestamp, by: Color, accept: bool) -> Result<(), CommandError> {
-        self.ensure_ongoing()?;
-        let request = self.pending_undo.ok_or(CommandError::NoPendingUndo)?;
-        if request.by == by {
-            return Err(CommandError::CannotAnswerOwnRequest);
-        }
-        self.pending_undo = None;
+        let request = self.state.undo_to_answer(by)?;
         if !accept {
-            self.events.push_back(Event::UndoDeclined { by });
+            self.emit(now, Event::UndoDeclined { by });
             return Ok(());
         }
         // Time already spent stays spent: the side that was on move (answering) is charged up
         // to now, then the requester's clock runs.
-        let turn = self.turn();
-        if let Some(clock) = &mut self.clock {
-            clock.charge(now, turn);
-        }
-        self.history.pop(request.plies);
-        self.undos_granted[request.by] += 1;
-        self.events.push_back(Event::UndoApplied {
-            by: request.by,
-            plies: request.plies,
-            clocks: self.clocks(now),
-        });
-        self.lapse_draw();
+        let clocks = self.clocks(now);
+        self.emit(
+            now,
+            Event::UndoApplied {
+                by: request.by,
+                plies: request.plies,
+                clocks,
+            },
+        );
+        self.lapse_draw(now);
         Ok(())
     }
 
-    fn offer_draw(&mut self, by: Color) -> Result<(), CommandError> {
-        self.ensure_ongoing()?;
-        if self.pending_draw.is_some() {
-            return Err(CommandError::DrawAlreadyOffered);
-        }
-        self.pending_draw = Some(by);
-        self.events.push_back(Event::DrawOffered { by });
-        Ok(())
-    }
-
-    fn withdraw_draw(&mut self, by: Color) -> Result<(), CommandError> {
-        self.ensure_ongoing()?;
-        let offerer = self.pending_draw.ok_or(CommandError::NoPendingDraw)?;
-        if offerer != by {
-            return Err(CommandError::NotYourRequest);
-        }
-        self.pending_draw = None;
-        self.events.push_back(Event::DrawWithdrawn { by });
-        Ok(())
-    }
-
-    fn answer_draw(&mut self, now: Timestamp, by: Color, accept: bool) -> Result<(), CommandError> {
-        self.ensure_ongoing()?;
-        let offerer = self.pending_draw.ok_or(CommandError::NoPendingDraw)?;
-        if offerer == by {
-            return Err(CommandError::CannotAnswerOwnRequest);
-        }
-        self.pending_draw = None;
-        if accept {
-            let reason = DrawReason::Agreement;
-            self.finish(now, GameResult::Draw { reason });
-        } else {
-            self.events.push_back(Event::DrawDeclined { by });
-        }
-        Ok(())
-    }
-
-    /// `loser` gives the game up, by resigning or by leaving.
+    /// `loser` gives the game up by leaving.
     fn concede(
         &mut self,
         now: Timestamp,
@@ -510,44 +480,39 @@ impl Match {
     fn pause_clocks(&mut self, now: Timestamp) -> Result<(), CommandError> {
         self.ensure_ongoing()?;
         let turn = self.turn();
-        let clock = self.clock.as_mut().ok_or(CommandError::NoClocks)?;
+        let clock = self.state.clock().ok_or(CommandError::NoClocks)?;
         if !clock.is_running() {
             return Err(CommandError::ClocksAlreadyPaused);
         }
-        let clocks = clock.stop(now, turn);
-        self.events.push_back(Event::ClocksPaused { clocks });
+        let clocks = clock.remaining_at(now, turn);
+        self.emit(now, Event::ClocksPaused { clocks });
         Ok(())
     }
 
     fn resume_clocks(&mut self, now: Timestamp) -> Result<(), CommandError> {
         self.ensure_ongoing()?;
-        let clock = self.clock.as_mut().ok_or(CommandError::NoClocks)?;
-        let clocks = clock.restart(now);
-        self.events.push_back(Event::ClocksResumed { clocks });
+        let clock = self.state.clock().ok_or(CommandError::NoClocks)?;
+        let clocks = clock.banked();
+        self.emit(now, Event::ClocksResumed { clocks });
         Ok(())
     }
 
-    fn lapse_undo(&mut self) {
-        if self.pending_undo.take().is_some() {
-            self.events.push_back(Event::UndoLapsed);
+    fn lapse_undo(&mut self, now: Timestamp) {
+        if self.state.pending_undo().is_some() {
+            self.emit(now, Event::UndoLapsed);
         }
     }
 
-    fn lapse_draw(&mut self) {
-        if self.pending_draw.take().is_some() {
-            self.events.push_back(Event::DrawLapsed);
+    fn lapse_draw(&mut self, now: Timestamp) {
+        if self.state.pending_draw().is_some() {
+            self.emit(now, Event::DrawLapsed);
         }
     }
 
     fn finish(&mut self, now: Timestamp, result: GameResult) {
-        let turn = self.turn();
-        if let Some(clock) = &mut self.clock {
-            clock.stop(now, turn);
-        }
-        self.lapse_undo();
-        self.lapse_draw();
-        self.status = Status::Finished(result);
-        self.events.push_back(Event::GameOver(result));
+        self.lapse_undo(now);
+        self.lapse_draw(now);
+        self.emit(now, Event::GameOver(result));
     }
 }
 

@@ -4,7 +4,9 @@
 //! draw offers, resignation and abandonment, runs the clocks, and ends the game by checkmate,
 //! stalemate, repetition (with the rules on perpetual check and perpetual chase), the natural move limit or the flag.
 //! The relay, a local game and the tests all drive the same `Match`, so every rule of play
-//! lives here once.
+//! lives here once. Whoever follows a match from afar (a client, a GUI, a bot) holds a
+//! [`MatchState`], the same state the match keeps, built from the match's own events, and
+//! checks a player's [`Action`] with the same code before sending it.
 //!
 //! It does **no** IO: no sockets, no threads, no `async`, no randomness, and it never reads a
 //! clock. Time is a [`Timestamp`] the caller passes in; events come out of a queue. Records
@@ -37,7 +39,7 @@
 //! use std::time::Duration;
 //! use xq_rules::{Color, Move, Square};
 //! use xq_session::{
-//!     Command, Event, GameResult, Match, MatchConfig, Status, TimeControl, Timestamp, WinReason,
+//!     Action, Event, GameResult, Match, MatchConfig, Status, TimeControl, Timestamp, WinReason,
 //! };
 //!
 //! let mut config = MatchConfig::default();
@@ -49,7 +51,7 @@
 //!
 //! // Red plays after 5 s; the event carries the move and both clocks.
 //! let mv = Move::new(Square::H2, Square::E2);
-//! game.handle(Timestamp::from_millis(5_000), Command::Play { by: Color::Red, mv })?;
+//! game.handle(Timestamp::from_millis(5_000), Action::Play(mv).by(Color::Red))?;
 //! while let Some(event) = game.poll_event() {
 //!     if let Event::MovePlayed { clocks: Some(clocks), .. } = event {
 //!         assert_eq!(clocks.red, Duration::from_secs(56));
@@ -69,7 +71,7 @@
 //!
 //! # Feature flags
 //!
-//! - `serde`: derives `Serialize`/`Deserialize` for [`Command`], [`Event`], [`MatchConfig`]
+//! - `serde`: derives `Serialize`/`Deserialize` for [`Action`], [`Command`], [`Event`], [`Standing`], [`MatchConfig`]
 //!   (its start position as FEN), [`RepetitionRule`], [`TimeControl`], [`Timestamp`], [`UndoPolicy`],
 //!   [`UndoRequest`], [`Played`], [`MoveText`], [`Status`], [`GameResult`], [`Seat`] and the
 //!   [`Journal`], so the protocol can carry them and the relay can persist matches. Enables
@@ -90,22 +92,24 @@ mod repetition;
 mod replay;
 mod result;
 mod seat;
+mod state;
 mod text;
 mod undo;
 
 pub mod pgn;
 
 pub use clock::{TimeControl, Timestamp};
-pub use command::{Command, CommandError};
+pub use command::{Action, Command, CommandError};
 pub use config::MatchConfig;
 pub use event::Event;
 pub use game::{Match, RematchError};
 pub use history::Played;
 pub use journal::{Entry, Input, Journal, RebuildError};
-pub use record::{Record, Tags};
+pub use record::{Record, RecordError, Tags};
 pub use repetition::{ParseRepetitionRuleError, RepetitionRule};
 pub use replay::Replay;
 pub use result::{DrawReason, GameResult, Status, WinReason};
 pub use seat::Seat;
+pub use state::{FollowError, MatchState, Standing};
 pub use text::MoveText;
 pub use undo::{UndoPolicy, UndoRequest};

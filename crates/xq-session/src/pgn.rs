@@ -62,9 +62,8 @@ use xq_rules::iccs::Iccs;
 use xq_rules::wxf::{Wxf, WxfError};
 use xq_rules::{Color, IllegalMove, Move, Outcome, Position, PositionError};
 
-use crate::adjudication::adjudicate;
 use crate::history::History;
-use crate::record::Ending;
+use crate::record::{BoardConflict, Ending, board_conflict};
 use crate::{DrawReason, GameResult, Record, RepetitionRule, Tags, WinReason};
 
 /// How [`write()`] spells the moves.
@@ -258,12 +257,12 @@ pub enum PgnError {
 /// ```
 /// use xq_rules::{Color, Move, Square};
 /// use xq_session::pgn::{self, MoveFormat};
-/// use xq_session::{Command, Match, MatchConfig, Timestamp};
+/// use xq_session::{Action, Match, MatchConfig, Timestamp};
 ///
 /// let mut game = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
 /// let mv = Move::new(Square::H2, Square::E2);
-/// game.handle(Timestamp::from_millis(0), Command::Play { by: Color::Red, mv })?;
-/// game.handle(Timestamp::from_millis(0), Command::Resign { by: Color::Black })?;
+/// game.handle(Timestamp::from_millis(0), Action::Play(mv).by(Color::Red))?;
+/// game.handle(Timestamp::from_millis(0), Action::Resign.by(Color::Black))?;
 /// let text = pgn::write(&game.record(), MoveFormat::Iccs);
 /// assert!(text.starts_with("[Game \"Chinese Chess\"]\n"));
 /// assert!(text.ends_with("\n1. h2e2 1-0\n"));
@@ -719,63 +718,6 @@ fn check_ending(
             })
         }
     }
-}
-
-/// How the ending a record gives goes against its final position.
-enum BoardConflict {
-    /// The side to move is mated or stalemated, so `winner` has won by `reason`, and the
-    /// record says otherwise.
-    Decided { winner: Color, reason: WinReason },
-    /// The record gives a result that the board settles, and the final position does not
-    /// show it.
-    Unfounded(GameResult),
-}
-
-/// How `ending` goes against the final position of `history`, its repetitions judged by
-/// `rule`, where the board decides it (see the [module docs](self)); `None` if it does not.
-fn board_conflict(
-    history: &History,
-    ending: Ending,
-    rule: RepetitionRule,
-) -> Option<BoardConflict> {
-    let decided = adjudicate(history, rule, None);
-    if let Some(GameResult::Win {
-        winner,
-        reason: reason @ (WinReason::Checkmate | WinReason::Stalemate),
-    }) = decided
-    {
-        // The side to move cannot move: the game is over, and lost. An unfinished record
-        // claims no ending, so it has nothing to contradict.
-        let agrees = match ending {
-            Ending::Unfinished => true,
-            Ending::Outcome(outcome) => outcome == Outcome::Decisive { winner },
-            Ending::Result(result) => Some(result) == decided,
-        };
-        return (!agrees).then_some(BoardConflict::Decided { winner, reason });
-    }
-    match ending {
-        Ending::Result(result) if is_settled_by_board(result) && Some(result) != decided => {
-            Some(BoardConflict::Unfounded(result))
-        }
-        Ending::Unfinished | Ending::Outcome(_) | Ending::Result(_) => None,
-    }
-}
-
-/// Whether the board alone settles `result`, so that a record's final position must bear it
-/// out. The move limit would too, but it is a match setting that a record does not carry.
-const fn is_settled_by_board(result: GameResult) -> bool {
-    matches!(
-        result,
-        GameResult::Win {
-            reason: WinReason::Checkmate
-                | WinReason::Stalemate
-                | WinReason::PerpetualCheck
-                | WinReason::PerpetualChase,
-            ..
-        } | GameResult::Draw {
-            reason: DrawReason::Repetition
-        }
-    )
 }
 
 /// Whether `reason` is written `text`.

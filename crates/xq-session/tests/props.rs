@@ -6,13 +6,14 @@ use proptest::prelude::*;
 use xq_rules::{Color, Move, Position, Square};
 use xq_session::pgn::{self, MoveFormat};
 use xq_session::{
-    Command, Event, Match, MatchConfig, Replay, Tags, TimeControl, Timestamp, UndoPolicy,
+    Action, Command, Event, Match, MatchConfig, MatchState, Replay, Tags, TimeControl, Timestamp,
+    UndoPolicy,
 };
 
 /// One step of a random session. Seats are chosen relative to the side to move so that both
 /// valid and invalid commands come up often.
 #[derive(Clone, Debug)]
-enum Action {
+enum Step {
     /// The side to move plays its `n`-th legal move (modulo their number).
     Play(usize),
     /// Anyone plays between two arbitrary points, almost always illegal.
@@ -35,23 +36,23 @@ enum Action {
     Wait(u16),
 }
 
-fn action() -> impl Strategy<Value = Action> {
+fn step() -> impl Strategy<Value = Step> {
     let seat = any::<bool>;
     prop_oneof![
-        40 => any::<usize>().prop_map(Action::Play),
-        2 => (seat(), 0..90u8, 0..90u8).prop_map(|(s, a, b)| Action::Wild(s, a, b)),
-        6 => seat().prop_map(Action::RequestUndo),
-        1 => seat().prop_map(Action::WithdrawUndo),
-        8 => (seat(), prop::bool::weighted(0.75)).prop_map(|(s, a)| Action::AnswerUndo(s, a)),
-        2 => seat().prop_map(Action::OfferDraw),
-        1 => seat().prop_map(Action::WithdrawDraw),
-        2 => (seat(), prop::bool::weighted(0.15)).prop_map(|(s, a)| Action::AnswerDraw(s, a)),
-        1 => (seat(), 0..10u8).prop_map(|(s, gate)| Action::Resign(s, gate)),
-        1 => (seat(), 0..10u8).prop_map(|(s, gate)| Action::Abandon(s, gate)),
-        1 => (0..10u8).prop_map(Action::AbandonBoth),
-        1 => Just(Action::Pause),
-        1 => Just(Action::Resume),
-        3 => (0..4_000u16).prop_map(Action::Wait),
+        40 => any::<usize>().prop_map(Step::Play),
+        2 => (seat(), 0..90u8, 0..90u8).prop_map(|(s, a, b)| Step::Wild(s, a, b)),
+        6 => seat().prop_map(Step::RequestUndo),
+        1 => seat().prop_map(Step::WithdrawUndo),
+        8 => (seat(), prop::bool::weighted(0.75)).prop_map(|(s, a)| Step::AnswerUndo(s, a)),
+        2 => seat().prop_map(Step::OfferDraw),
+        1 => seat().prop_map(Step::WithdrawDraw),
+        2 => (seat(), prop::bool::weighted(0.15)).prop_map(|(s, a)| Step::AnswerDraw(s, a)),
+        1 => (seat(), 0..10u8).prop_map(|(s, gate)| Step::Resign(s, gate)),
+        1 => (seat(), 0..10u8).prop_map(|(s, gate)| Step::Abandon(s, gate)),
+        1 => (0..10u8).prop_map(Step::AbandonBoth),
+        1 => Just(Step::Pause),
+        1 => Just(Step::Resume),
+        3 => (0..4_000u16).prop_map(Step::Wait),
     ]
 }
 
@@ -81,39 +82,30 @@ fn seat(game: &Match, to_move: bool) -> Color {
     if to_move { game.turn() } else { !game.turn() }
 }
 
-fn command(game: &Match, action: &Action) -> Option<Command> {
+fn command(game: &Match, action: &Step) -> Option<Command> {
     Some(match *action {
-        Action::Play(n) => {
+        Step::Play(n) => {
             let moves = game.position().legal_moves();
             let mv = *moves.get(n % moves.len().max(1))?;
-            Command::Play {
-                by: game.turn(),
-                mv,
-            }
+            Action::Play(mv).by(game.turn())
         }
-        Action::Wild(to_move, from, to) => Command::Play {
-            by: seat(game, to_move),
-            mv: Move::new(Square::from_index(from)?, Square::from_index(to)?),
-        },
-        Action::RequestUndo(s) => Command::RequestUndo { by: seat(game, s) },
-        Action::WithdrawUndo(s) => Command::WithdrawUndo { by: seat(game, s) },
-        Action::AnswerUndo(s, accept) => Command::AnswerUndo {
-            by: seat(game, s),
-            accept,
-        },
-        Action::OfferDraw(s) => Command::OfferDraw { by: seat(game, s) },
-        Action::WithdrawDraw(s) => Command::WithdrawDraw { by: seat(game, s) },
-        Action::AnswerDraw(s, accept) => Command::AnswerDraw {
-            by: seat(game, s),
-            accept,
-        },
-        Action::Resign(s, 0) => Command::Resign { by: seat(game, s) },
-        Action::Abandon(s, 0) => Command::Abandon { by: seat(game, s) },
-        Action::AbandonBoth(0) => Command::AbandonBoth,
-        Action::Resign(..) | Action::Abandon(..) | Action::AbandonBoth(_) => return None,
-        Action::Pause => Command::PauseClocks,
-        Action::Resume => Command::ResumeClocks,
-        Action::Wait(_) => return None,
+        Step::Wild(to_move, from, to) => {
+            let mv = Move::new(Square::from_index(from)?, Square::from_index(to)?);
+            Action::Play(mv).by(seat(game, to_move))
+        }
+        Step::RequestUndo(s) => Action::RequestUndo.by(seat(game, s)),
+        Step::WithdrawUndo(s) => Action::WithdrawUndo.by(seat(game, s)),
+        Step::AnswerUndo(s, accept) => Action::AnswerUndo { accept }.by(seat(game, s)),
+        Step::OfferDraw(s) => Action::OfferDraw.by(seat(game, s)),
+        Step::WithdrawDraw(s) => Action::WithdrawDraw.by(seat(game, s)),
+        Step::AnswerDraw(s, accept) => Action::AnswerDraw { accept }.by(seat(game, s)),
+        Step::Resign(s, 0) => Action::Resign.by(seat(game, s)),
+        Step::Abandon(s, 0) => Command::Abandon { by: seat(game, s) },
+        Step::AbandonBoth(0) => Command::AbandonBoth,
+        Step::Resign(..) | Step::Abandon(..) | Step::AbandonBoth(_) => return None,
+        Step::Pause => Command::PauseClocks,
+        Step::Resume => Command::ResumeClocks,
+        Step::Wait(_) => return None,
     })
 }
 
@@ -173,27 +165,41 @@ proptest! {
     #[test]
     fn random_sessions_keep_their_invariants(
         config in config(),
-        actions in prop::collection::vec(action(), 0..200),
+        actions in prop::collection::vec(step(), 0..200),
     ) {
         let mut now = 0u64;
         let mut game = Match::new(config, Timestamp::from_millis(now));
         // The positions after each ply, kept from the events alone.
         let mut seen = vec![Position::startpos()];
+        // A follower that joins at the start and is fed every event as it is sent.
+        let start = Timestamp::from_millis(now);
+        let mut follower = MatchState::follow(&game.standing(start), start)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
 
         for action in &actions {
             now += 250;
             let at = Timestamp::from_millis(now);
-            if let Action::Wait(millis) = action {
+            if let Step::Wait(millis) = action {
                 now += u64::from(*millis);
                 game.handle_timeout(Timestamp::from_millis(now));
             } else if let Some(command) = command(&game, action) {
                 game.handle_timeout(at);
+                while let Some(event) = game.poll_event() {
+                    follower.apply(at, &event).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                }
                 let before = game.clone();
-                if game.handle(at, command).is_err() {
+                let verdict = game.handle(at, command);
+                if let Command::Act { by, action } = command {
+                    // The follower refuses exactly what the match refuses.
+                    prop_assert_eq!(follower.check(by, action), verdict, "{:?}", command);
+                }
+                if verdict.is_err() {
                     prop_assert_eq!(&game, &before, "refused {:?} changed the match", command);
                 }
             }
+            let at = Timestamp::from_millis(now);
             while let Some(event) = game.poll_event() {
+                follower.apply(at, &event).map_err(|e| TestCaseError::fail(format!("{event:?}: {e}")))?;
                 match event {
                     Event::MovePlayed { ply, .. } => {
                         seen.push(game.position().clone());
@@ -209,6 +215,8 @@ proptest! {
             if let Some(last) = seen.last() {
                 prop_assert_eq!(last, game.position());
             }
+            // Fed the events as they are sent, a follower holds what the match holds.
+            prop_assert_eq!(&follower, game.state());
         }
 
         // The record round-trips through PGN.
@@ -233,7 +241,7 @@ proptest! {
         prop_assert_eq!(replay.position(), &Position::startpos());
 
         // The journal rebuilds the same match.
-        let rebuilt = Match::from_journal(game.journal())
+        let rebuilt = Match::from_journal(&game.journal())
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(rebuilt, game);
     }

@@ -21,12 +21,12 @@
 //! # #[cfg(feature = "sqlite")] {
 //! use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
 //! use xq_rules::{Color, Move, Square};
-//! use xq_session::{Command, Entry, Input, Seat, Timestamp};
+//! use xq_session::{Action, Entry, Input, Seat, Timestamp};
 //! use xq_store::{Persist, SqliteStore, Storage};
 //!
 //! let mut store = SqliteStore::open(":memory:")?;
 //! let code = RoomCode::from_u64(7);
-//! let play = Command::Play { by: Color::Red, mv: Move::new(Square::H2, Square::E2) };
+//! let play = Action::Play(Move::new(Square::H2, Square::E2)).by(Color::Red);
 //! let entry = Entry { at: Timestamp::from_millis(1_500), input: Input::Command(play) };
 //! store.commit(&[
 //!     Persist::MatchStarted {

@@ -12,9 +12,9 @@ use rusqlite::{Connection, Transaction};
 use crate::StoreError;
 
 /// The schema version this crate reads and writes.
-pub(crate) const VERSION: i64 = 3;
+pub(crate) const VERSION: i64 = 4;
 
-/// Version 3.
+/// Version 4.
 ///
 /// - `rooms`: one row per room with a match, with its options (their repetition rule since
 ///   version 3), both seats' resume tokens and
@@ -77,19 +77,36 @@ const FROM_2: &str = "
 UPDATE rooms SET options = unhex(hex(options) || '01');
 ";
 
+/// From version 3, whose journal entries wrote a player's command as one flat enum of
+/// twelve variants (`Play { by, mv }` = 0 … `Resign { by }` = 7, then the relay's
+/// `Abandon { by }` = 8, `PauseClocks`, `ResumeClocks`, `AbandonBoth` = 11). Version 4 writes
+/// `Command::Act { by, action }` = 0 with the action's own index (0 to 7, in the old order)
+/// after the colour, and the relay's commands as 1 to 4. Every index is one bincode byte, and
+/// `Input::Flag` (a first byte of 1) is unchanged, so the bytes are reordered in place.
+const FROM_3: &str = "
+UPDATE entries SET input = unhex(CASE
+    WHEN substr(hex(input), 1, 2) <> '00' THEN hex(input)
+    WHEN substr(hex(input), 3, 2) BETWEEN '00' AND '07'
+        THEN '0000' || substr(hex(input), 5, 2) || substr(hex(input), 3, 2)
+            || substr(hex(input), 7)
+    WHEN substr(hex(input), 3, 2) = '08' THEN '0001' || substr(hex(input), 5)
+    WHEN substr(hex(input), 3, 2) = '09' THEN '0002'
+    WHEN substr(hex(input), 3, 2) = '0A' THEN '0003'
+    ELSE '0004'
+END);
+";
+
 /// Creates the schema in a new database, migrates an older one, or checks the version of an
 /// existing one.
 pub(crate) fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     match version(&tx)? {
         VERSION => {}
-        1 => {
-            tx.execute_batch(FROM_1)?;
-            tx.execute_batch(FROM_2)?;
-            tx.pragma_update(None, "user_version", VERSION)?;
-        }
-        2 => {
-            tx.execute_batch(FROM_2)?;
+        found @ 1..VERSION => {
+            let steps = [FROM_1, FROM_2, FROM_3];
+            for step in steps.iter().skip(usize::try_from(found - 1).unwrap_or(0)) {
+                tx.execute_batch(step)?;
+            }
             tx.pragma_update(None, "user_version", VERSION)?;
         }
         0 if is_empty(&tx)? => {

@@ -8,8 +8,8 @@ use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
 use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
 use xq_session::{
-    Command, GameResult, Journal, Match, MatchConfig, RepetitionRule, Seat, Timestamp, WinReason,
-    pgn,
+    Action, Command, GameResult, Journal, Match, MatchConfig, RepetitionRule, Seat, Timestamp,
+    WinReason, pgn,
 };
 use xq_store::{GameId, OpenRoom, Persist, SqliteArchive, SqliteStore, Storage, StoreError};
 
@@ -51,7 +51,7 @@ fn game(moves: &[&str]) -> Match {
         } else {
             Color::Black
         };
-        let play = Command::Play { by, mv: mv(text) };
+        let play = Action::Play(mv(text)).by(by);
         game.handle(Timestamp::from_millis(at), play)
             .expect("legal");
     }
@@ -253,7 +253,7 @@ fn finished_games_are_archived_with_their_pgn() {
     finished
         .handle(
             Timestamp::from_millis(5_000),
-            Command::Resign { by: Color::Black },
+            Action::Resign.by(Color::Black),
         )
         .expect("resigns");
     let mut changes = vec![started(code, Seat::Second, 0)];
@@ -357,9 +357,29 @@ fn a_lost_seat_stays_lost_after_a_reopen() {
     assert_eq!(rooms[0].lost, [Seat::Second]);
 }
 
+/// Turns the file into one of version 3, whose journal wrote commands as one flat enum: a
+/// player's action after its colour becomes the command's own index before the colour, and
+/// the relay's commands move up by 7.
+fn make_version_3(db: &TempDb) {
+    let conn = rusqlite::Connection::open(&db.path).expect("opens");
+    conn.execute_batch(
+        "UPDATE entries SET input = unhex(CASE
+             WHEN substr(hex(input), 1, 2) <> '00' THEN hex(input)
+             WHEN substr(hex(input), 3, 2) = '00'
+                 THEN '00' || substr(hex(input), 7, 2) || substr(hex(input), 5, 2)
+                     || substr(hex(input), 9)
+             ELSE '00' || printf('%02X', 7 + unicode(unhex(substr(hex(input), 3, 2))))
+                 || substr(hex(input), 5)
+         END);
+         PRAGMA user_version = 3;",
+    )
+    .expect("makes a version 3 file");
+}
+
 /// Turns the file into one of version 2, whose room options had no repetition rule (the
 /// last byte of their encoding now).
 fn make_version_2(db: &TempDb) {
+    make_version_3(db);
     let conn = rusqlite::Connection::open(&db.path).expect("opens");
     conn.execute_batch(
         "UPDATE rooms SET options = substr(options, 1, length(options) - 1);
@@ -408,7 +428,7 @@ fn a_version_1_file_is_migrated() {
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .expect("reads");
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
 }
 
 /// A file of version 2 was written by relays that judged repetitions by perpetual check
@@ -425,7 +445,7 @@ fn a_version_2_file_is_migrated_and_its_rooms_keep_their_repetition_rule() {
     }
     make_version_2(&db);
     let mut store = SqliteStore::open(&db.path).expect("migrates");
-    assert_eq!(pragma(&db, "user_version"), "3");
+    assert_eq!(pragma(&db, "user_version"), "4");
     let new = RoomCode::from_u64(9);
     store
         .commit(&[started(new, Seat::First, 0)])
@@ -449,6 +469,73 @@ fn a_version_2_file_is_migrated_and_its_rooms_keep_their_repetition_rule() {
         rooms[0].options.match_config().repetition,
         RepetitionRule::ChecksOnly
     );
+}
+
+/// A file of version 3 wrote commands in their old, flat encoding: its journals are re-encoded
+/// in place and rebuild the same matches, every kind of command among them.
+#[test]
+fn a_version_3_file_is_migrated_and_its_journals_rebuild() {
+    let db = temp_db();
+    let code = RoomCode::from_u64(11);
+    let mut config = MatchConfig::default();
+    config.time_control = xq_session::TimeControl::Increment {
+        base: std::time::Duration::from_secs(60),
+        increment: std::time::Duration::ZERO,
+    };
+    let mut game = Match::new(config, Timestamp::from_millis(0));
+    let commands = [
+        Action::Play(mv("h2e2")).by(Color::Red),
+        Action::RequestUndo.by(Color::Red),
+        Action::WithdrawUndo.by(Color::Red),
+        Action::RequestUndo.by(Color::Red),
+        Action::AnswerUndo { accept: true }.by(Color::Black),
+        Action::Play(mv("b2e2")).by(Color::Red),
+        Action::OfferDraw.by(Color::Black),
+        Action::WithdrawDraw.by(Color::Black),
+        Action::OfferDraw.by(Color::Red),
+        Action::AnswerDraw { accept: false }.by(Color::Black),
+        Command::PauseClocks,
+        Command::ResumeClocks,
+        Action::Play(mv("h9g7")).by(Color::Black),
+        Action::Resign.by(Color::Red),
+    ];
+    for (at, command) in (1..).zip(commands) {
+        game.handle(Timestamp::from_millis(at * 100), command)
+            .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    }
+    let mut abandoned = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
+    abandoned
+        .handle(
+            Timestamp::from_millis(5),
+            Command::Abandon { by: Color::Black },
+        )
+        .expect("abandons");
+    let mut both = Match::new(MatchConfig::default(), Timestamp::from_millis(0));
+    both.handle(Timestamp::from_millis(5), Command::AbandonBoth)
+        .expect("abandons");
+    let games = [
+        (code, &game),
+        (RoomCode::from_u64(12), &abandoned),
+        (RoomCode::from_u64(13), &both),
+    ];
+    {
+        let mut store = SqliteStore::open(&db.path).expect("opens");
+        for (code, game) in games {
+            let mut batch = vec![started(code, Seat::First, 0)];
+            batch.extend(entries(code, game));
+            store.commit(&batch).expect("commit");
+        }
+    }
+    make_version_3(&db);
+    let mut store = SqliteStore::open(&db.path).expect("migrates");
+    assert_eq!(pragma(&db, "user_version"), "4");
+    let mut rooms = store.open_rooms().expect("reads");
+    rooms.sort_by_key(|room| room.code);
+    assert_eq!(rooms.len(), games.len());
+    for (room, (code, game)) in rooms.iter().zip(games) {
+        assert_eq!(room.code, code);
+        assert_eq!(room.entries, game.journal().entries, "{code}");
+    }
 }
 
 /// A pragma's value as another process would read it.
@@ -523,7 +610,7 @@ fn unknown_versions_and_foreign_files_are_refused_untouched() {
         SqliteStore::open(&newer.path),
         Err(StoreError::UnknownVersion {
             found: 7,
-            supported: 3
+            supported: 4
         })
     );
     assert_matches!(

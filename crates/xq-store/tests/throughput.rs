@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
 use xq_rules::{Color, Move, Square};
-use xq_session::{Command, Entry, Input, Seat, Timestamp};
+use xq_session::{Action, Entry, Input, Seat, Timestamp};
 use xq_store::{Persist, SqliteStore, Storage};
 
 /// Rooms the moves are spread over, as a busy relay's are.
@@ -37,10 +37,7 @@ fn group_commit_throughput() {
             .collect();
         store.commit(&started).expect("commit");
 
-        let play = Command::Play {
-            by: Color::Red,
-            mv: Move::new(Square::H2, Square::E2),
-        };
+        let play = Action::Play(Move::new(Square::H2, Square::E2)).by(Color::Red);
         let (mut commits, mut moves) = (0_u64, 0_u64);
         let start = Instant::now();
         while start.elapsed() < RUN {

@@ -8,7 +8,7 @@ use xq_protocol::{
     ServerMsg,
 };
 use xq_rules::{Color, Move, Square};
-use xq_session::{Command, CommandError, Event, MatchConfig, Status};
+use xq_session::{Action, CommandError, Event, MatchConfig, Status};
 
 use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, numbered, within};
 
@@ -228,18 +228,12 @@ async fn commands_carry_the_seat_and_come_back_as_events() {
     let (mut client, peer) = seated_at_red(&relay, &referee).await;
 
     client.play(h2e2()).await.unwrap_or_else(|e| panic!("{e}"));
-    let ClientMsg::Command(command) = peer.recv().await else {
-        panic!("expected a command");
+    let ClientMsg::Act(action) = peer.recv().await else {
+        panic!("expected an action");
     };
-    assert_eq!(
-        command,
-        Command::Play {
-            by: Color::Red,
-            mv: h2e2()
-        }
-    );
+    assert_eq!(action, Action::Play(h2e2()));
     for event in referee
-        .handle(ms(1), command)
+        .handle(ms(1), action.by(Color::Red))
         .unwrap_or_else(|e| panic!("{e}"))
     {
         peer.send(numbered(event)).await;
@@ -258,7 +252,7 @@ async fn commands_carry_the_seat_and_come_back_as_events() {
 
     // A refusal goes to the event stream.
     client.play(h2e2()).await.unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(peer.recv().await, ClientMsg::Command(_)));
+    assert!(matches!(peer.recv().await, ClientMsg::Act(_)));
     peer.send(ServerMsg::Error {
         code: ErrorCode::Rejected(CommandError::NotYourTurn),
         message: "not your turn".into(),
@@ -288,13 +282,12 @@ async fn commands_carry_the_seat_and_come_back_as_events() {
         .unwrap_or_else(|e| panic!("{e}"));
     client.resign().await.unwrap_or_else(|e| panic!("{e}"));
     client.rematch().await.unwrap_or_else(|e| panic!("{e}"));
-    let by = Color::Red;
     for expected in [
-        ClientMsg::Command(Command::RequestUndo { by }),
-        ClientMsg::Command(Command::AnswerUndo { by, accept: false }),
-        ClientMsg::Command(Command::OfferDraw { by }),
-        ClientMsg::Command(Command::AnswerDraw { by, accept: true }),
-        ClientMsg::Command(Command::Resign { by }),
+        ClientMsg::Act(Action::RequestUndo),
+        ClientMsg::Act(Action::AnswerUndo { accept: false }),
+        ClientMsg::Act(Action::OfferDraw),
+        ClientMsg::Act(Action::AnswerDraw { accept: true }),
+        ClientMsg::Act(Action::Resign),
         ClientMsg::Rematch,
     ] {
         assert_eq!(peer.recv().await, expected);
@@ -339,7 +332,7 @@ async fn a_rematch_swaps_the_seat() {
     let mut referee = Referee::new(MatchConfig::default());
     let (mut client, peer) = seated_at_red(&relay, &referee).await;
     for event in referee
-        .handle(ms(1), Command::Resign { by: Color::Red })
+        .handle(ms(1), Action::Resign.by(Color::Red))
         .unwrap_or_else(|e| panic!("{e}"))
     {
         peer.send(numbered(event)).await;
@@ -431,10 +424,7 @@ async fn a_dropped_connection_resumes_with_the_token() {
         .play(Move::new(Square::H0, Square::G2))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(
-        peer.recv().await,
-        ClientMsg::Command(Command::Play { .. })
-    ));
+    assert!(matches!(peer.recv().await, ClientMsg::Act(Action::Play(_))));
 }
 
 #[tokio::test]

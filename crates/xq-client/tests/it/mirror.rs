@@ -5,9 +5,10 @@ use std::time::Duration;
 use xq_client::{Applied, Mirror, MirrorError};
 use xq_rules::fen::Fen;
 use xq_rules::{Color, Move, Square};
+use xq_session::FollowError;
 use xq_session::{
-    Command, DrawReason, Event, GameResult, Match, MatchConfig, Status, TimeControl, Timestamp,
-    WinReason,
+    Action, Command, DrawReason, Event, GameResult, Match, MatchConfig, Status, TimeControl,
+    Timestamp, WinReason,
 };
 
 use crate::support::{Referee, ms};
@@ -38,10 +39,10 @@ fn assert_in_step(mirror: &Mirror, game: &Match, now: Timestamp, reported: Times
         assert!(mirror.legal_moves().is_empty());
         assert!(!mirror.clocks_running());
         // Stopped where the match's stopped, for good.
-        assert_eq!(mirror.clocks(), game.clocks(now));
+        assert_eq!(mirror.clocks_after(Duration::ZERO), game.clocks(now));
         assert_eq!(
             mirror.clocks_after(Duration::from_secs(60)),
-            mirror.clocks()
+            mirror.clocks_after(Duration::ZERO)
         );
     }
 }
@@ -112,7 +113,7 @@ impl Pair {
     fn play(&mut self, iccs: &str) {
         let mv = iccs_move(iccs);
         let by = self.referee.game.turn();
-        self.handle(Command::Play { by, mv });
+        self.handle(Action::Play(mv).by(by));
     }
 
     fn check(&self) {
@@ -137,43 +138,31 @@ fn follows_moves_undos_and_offers() {
     pair.play("h2e2");
     pair.play("h9g7");
     // Red asks after Black replied: two plies come back.
-    pair.handle(Command::RequestUndo { by: Color::Red });
-    pair.handle(Command::AnswerUndo {
-        by: Color::Black,
-        accept: true,
-    });
+    pair.handle(Action::RequestUndo.by(Color::Red));
+    pair.handle(Action::AnswerUndo { accept: true }.by(Color::Black));
     assert_eq!(pair.mirror.moves().len(), 0);
     pair.play("b2e2");
     // Red asks right after its own move: one ply comes back.
-    pair.handle(Command::RequestUndo { by: Color::Red });
-    pair.handle(Command::AnswerUndo {
-        by: Color::Black,
-        accept: true,
-    });
+    pair.handle(Action::RequestUndo.by(Color::Red));
+    pair.handle(Action::AnswerUndo { accept: true }.by(Color::Black));
     assert_eq!(pair.mirror.moves().len(), 0);
     pair.play("h2e2");
-    pair.handle(Command::RequestUndo { by: Color::Red });
-    pair.handle(Command::AnswerUndo {
-        by: Color::Black,
-        accept: false,
-    });
-    pair.handle(Command::RequestUndo { by: Color::Red });
+    pair.handle(Action::RequestUndo.by(Color::Red));
+    pair.handle(Action::AnswerUndo { accept: false }.by(Color::Black));
+    pair.handle(Action::RequestUndo.by(Color::Red));
     pair.play("h9g7"); // the request lapses
-    pair.handle(Command::OfferDraw { by: Color::Black });
+    pair.handle(Action::OfferDraw.by(Color::Black));
     pair.play("h0g2"); // Red moves instead of answering: the offer lapses
-    pair.handle(Command::OfferDraw { by: Color::Black });
-    pair.handle(Command::WithdrawDraw { by: Color::Black });
-    pair.handle(Command::OfferDraw { by: Color::Black });
-    pair.handle(Command::AnswerDraw {
-        by: Color::Red,
-        accept: false,
-    });
+    pair.handle(Action::OfferDraw.by(Color::Black));
+    pair.handle(Action::WithdrawDraw.by(Color::Black));
+    pair.handle(Action::OfferDraw.by(Color::Black));
+    pair.handle(Action::AnswerDraw { accept: false }.by(Color::Red));
     pair.handle(Command::PauseClocks);
     pair.now += 30_000; // paused: nobody is charged
     pair.check();
     pair.handle(Command::ResumeClocks);
     pair.play("i9h9");
-    pair.handle(Command::Resign { by: Color::Red });
+    pair.handle(Action::Resign.by(Color::Red));
     assert_eq!(
         pair.mirror.status(),
         Status::Finished(GameResult::Win {
@@ -187,11 +176,8 @@ fn follows_moves_undos_and_offers() {
 fn an_accepted_draw_clears_the_offer() {
     let mut pair = Pair::new(MatchConfig::default());
     pair.play("h2e2");
-    pair.handle(Command::OfferDraw { by: Color::Red });
-    pair.handle(Command::AnswerDraw {
-        by: Color::Black,
-        accept: true,
-    });
+    pair.handle(Action::OfferDraw.by(Color::Red));
+    pair.handle(Action::AnswerDraw { accept: true }.by(Color::Black));
     assert_eq!(pair.mirror.pending_draw(), None);
     assert!(!pair.mirror.status().is_ongoing());
 }
@@ -230,15 +216,17 @@ fn random_playouts_with_undos_stay_in_step() {
             let turn = pair.referee.game.turn();
             if roll.is_multiple_of(7) && pair.referee.game.moves().len() >= 2 {
                 let by = if roll.is_multiple_of(2) { turn } else { !turn };
-                pair.handle(Command::RequestUndo { by });
-                pair.handle(Command::AnswerUndo {
-                    by: !by,
-                    accept: !roll.is_multiple_of(3),
-                });
+                pair.handle(Action::RequestUndo.by(by));
+                pair.handle(
+                    Action::AnswerUndo {
+                        accept: !roll.is_multiple_of(3),
+                    }
+                    .by(!by),
+                );
             } else {
                 let moves = pair.mirror.legal_moves().to_vec();
                 let mv = moves[roll % moves.len()];
-                pair.handle(Command::Play { by: turn, mv });
+                pair.handle(Action::Play(mv).by(turn));
             }
         }
     }
@@ -254,11 +242,8 @@ fn a_mid_game_snapshot_and_replayed_events_end_in_the_same_place() {
     let snapshot = full.referee.snapshot(ms(at));
     let resumed_from = snapshot.next_seq;
     let earlier = full.referee.game.clone();
-    full.handle(Command::RequestUndo { by: Color::Black });
-    full.handle(Command::AnswerUndo {
-        by: Color::Red,
-        accept: true,
-    });
+    full.handle(Action::RequestUndo.by(Color::Black));
+    full.handle(Action::AnswerUndo { accept: true }.by(Color::Red));
     full.play("c9e7");
     full.play("i0h0");
 
@@ -287,22 +272,10 @@ fn a_gap_is_refused_and_changes_nothing() {
     let mut mirror =
         Mirror::from_snapshot(&referee.snapshot(ms(0))).unwrap_or_else(|e| panic!("{e}"));
     referee
-        .handle(
-            ms(1),
-            Command::Play {
-                by: Color::Red,
-                mv: iccs_move("h2e2"),
-            },
-        )
+        .handle(ms(1), Action::Play(iccs_move("h2e2")).by(Color::Red))
         .unwrap_or_else(|e| panic!("{e}"));
     referee
-        .handle(
-            ms(2),
-            Command::Play {
-                by: Color::Black,
-                mv: iccs_move("h9g7"),
-            },
-        )
+        .handle(ms(2), Action::Play(iccs_move("h9g7")).by(Color::Black))
         .unwrap_or_else(|e| panic!("{e}"));
     let before = mirror.clone();
     let (seq, event) = &referee.log[1];
@@ -333,18 +306,18 @@ fn events_that_do_not_fit_are_refused_and_change_nothing() {
     };
     assert!(matches!(
         mirror.apply(Duration::ZERO, 0, &played(Color::Red, "a0a5", 1)),
-        Err(MirrorError::IllegalMove { ply: 1, .. })
+        Err(MirrorError::Follow(FollowError::IllegalMove { ply: 1, .. }))
     ));
     assert!(matches!(
         mirror.apply(Duration::ZERO, 0, &played(Color::Black, "h7e7", 1)),
-        Err(MirrorError::OutOfTurn { .. })
+        Err(MirrorError::Follow(FollowError::OutOfTurn { .. }))
     ));
     assert!(matches!(
         mirror.apply(Duration::ZERO, 0, &played(Color::Red, "h2e2", 3)),
-        Err(MirrorError::PlyMismatch {
+        Err(MirrorError::Follow(FollowError::PlyMismatch {
             expected: 1,
             reported: 3
-        })
+        }))
     ));
     let undo = Event::UndoApplied {
         by: Color::Red,
@@ -353,10 +326,10 @@ fn events_that_do_not_fit_are_refused_and_change_nothing() {
     };
     assert_eq!(
         mirror.apply(Duration::ZERO, 0, &undo),
-        Err(MirrorError::UndoTooFar {
+        Err(MirrorError::Follow(FollowError::UndoTooFar {
             plies: 1,
             played: 0
-        })
+        }))
     );
     assert_eq!(mirror, before);
 
@@ -370,7 +343,7 @@ fn events_that_do_not_fit_are_refused_and_change_nothing() {
     );
     assert_eq!(
         mirror.apply(Duration::ZERO, 1, &played(Color::Red, "h2e2", 1)),
-        Err(MirrorError::AfterGameOver)
+        Err(MirrorError::Follow(FollowError::AfterGameOver))
     );
 }
 
@@ -380,10 +353,10 @@ fn a_snapshot_whose_moves_do_not_replay_is_refused() {
     snapshot.moves = vec![iccs_move("h2e2"), iccs_move("h2e2")];
     assert!(matches!(
         Mirror::from_snapshot(&snapshot),
-        Err(MirrorError::OutOfTurn {
+        Err(MirrorError::Follow(FollowError::OutOfTurn {
             by: Color::Black,
             ply: 2
-        } | MirrorError::IllegalMove { ply: 2, .. })
+        }) | MirrorError::Follow(FollowError::IllegalMove { ply: 2, .. }))
     ));
 }
 
@@ -411,7 +384,10 @@ fn a_fallen_flag_ends_the_game() {
     let events = pair.referee.timeout(ms(pair.now));
     pair.take(events);
     pair.check();
-    assert_eq!(pair.mirror.clocks().map(|c| c.black), Some(Duration::ZERO));
+    assert_eq!(
+        pair.mirror.clocks_after(Duration::ZERO).map(|c| c.black),
+        Some(Duration::ZERO)
+    );
     assert_eq!(
         pair.mirror.status(),
         Status::Finished(GameResult::Win {
@@ -426,14 +402,11 @@ fn a_fallen_flag_ends_the_game() {
 #[test]
 fn the_record_is_the_matchs_whatever_ended_it() {
     let agreement: &[Command] = &[
-        Command::OfferDraw { by: Color::Red },
-        Command::AnswerDraw {
-            by: Color::Black,
-            accept: true,
-        },
+        Action::OfferDraw.by(Color::Red),
+        Action::AnswerDraw { accept: true }.by(Color::Black),
     ];
     let endings: [&[Command]; 4] = [
-        &[Command::Resign { by: Color::Red }],
+        &[Action::Resign.by(Color::Red)],
         &[Command::Abandon { by: Color::Black }],
         &[Command::AbandonBoth],
         agreement,

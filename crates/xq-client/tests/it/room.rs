@@ -81,7 +81,9 @@ fn sudden_death(base: Duration) -> TimeControl {
 
 /// The clocks in the mirror of `client`.
 fn clocks(client: &Client) -> Option<ByColor<Duration>> {
-    client.mirror().and_then(|mirror| mirror.clocks())
+    client
+        .mirror()
+        .and_then(|mirror| mirror.clocks_after(Duration::ZERO))
 }
 
 /// The clocks that a spectator who comes into room `code` now finds in the relay's snapshot.

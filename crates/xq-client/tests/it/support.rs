@@ -12,7 +12,9 @@ use xq_protocol::{
 };
 use xq_rules::{ByColor, Color, Move, Square};
 use xq_server::Server;
-use xq_session::{Command, CommandError, Event, Match, MatchConfig, TimeControl, Timestamp};
+use xq_session::{
+    Action, Command, CommandError, Event, Match, MatchConfig, TimeControl, Timestamp,
+};
 use xq_transport::{Connection, Listener, Options};
 
 pub(crate) const CODE: &str = "K7QX3M";
@@ -63,7 +65,7 @@ impl Referee {
     /// Plays `mv` for `by` at `now`, a move the test knows to be legal, and returns the new
     /// numbered events.
     pub(crate) fn play(&mut self, now: Timestamp, by: Color, mv: Move) -> Vec<(u64, Event)> {
-        self.handle(now, Command::Play { by, mv })
+        self.handle(now, Action::Play(mv).by(by))
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -80,19 +82,13 @@ impl Referee {
 
     /// The snapshot the relay would send at `now`.
     pub(crate) fn snapshot(&self, now: Timestamp) -> Snapshot {
-        Snapshot {
-            code: code(),
-            config: self.game.config().clone(),
-            moves: self.game.moves().iter().map(|played| played.mv).collect(),
-            clocks: self.game.clocks(now),
-            clocks_running: self.game.clocks_running(),
-            pending_undo: self.game.pending_undo(),
-            pending_draw: self.game.pending_draw(),
-            status: self.game.status(),
-            seats: self.seats,
-            rematch_requested: None,
-            next_seq: self.next_seq(),
-        }
+        Snapshot::new(
+            code(),
+            self.game.standing(now),
+            self.seats,
+            None,
+            self.next_seq(),
+        )
     }
 
     fn drain(&mut self) -> Vec<(u64, Event)> {

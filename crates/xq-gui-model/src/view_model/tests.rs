@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use xq_rules::fen::Fen;
 use xq_rules::{ByColor, Color, Move, Position, Square};
-use xq_session::{Command, MatchConfig, Record, Status, TimeControl, Timestamp, UndoRequest};
+use xq_session::{
+    Action as SessionAction, Command, MatchConfig, Record, Status, TimeControl, Timestamp,
+    UndoRequest,
+};
 
 use super::*;
 use crate::{
@@ -151,7 +154,7 @@ fn a_click_sequence_sends_the_move() {
     assert_eq!(view.click(ms(500), Some(Square::E2)), Ok(Click::Move(mv)));
     assert_eq!(
         sent.borrow().as_slice(),
-        [Command::Play { by: Color::Red, mv }]
+        [SessionAction::Play(mv).by(Color::Red)]
     );
     assert_eq!(view.last_move(), Some(mv));
     assert_eq!(view.selection().square(), None);
@@ -193,7 +196,7 @@ fn buttons_follow_what_the_session_accepts() {
     assert!(view.buttons().request_undo);
     assert_eq!(
         view.act(ms(0), Action::OfferDraw),
-        Ok(Command::OfferDraw { by: Color::Black })
+        Ok(SessionAction::OfferDraw.by(Color::Black))
     );
     assert!(!view.buttons().offer_draw, "one offer at a time");
 }
@@ -206,7 +209,7 @@ fn an_undo_request_opens_a_dialog_and_accepting_takes_the_move_back() {
     // Right after its move, Red asks to take it back.
     assert_eq!(
         view.act(ms(100), Action::RequestUndo),
-        Ok(Command::RequestUndo { by: Color::Red })
+        Ok(SessionAction::RequestUndo.by(Color::Red))
     );
     let request = UndoRequest {
         by: Color::Red,
@@ -218,10 +221,7 @@ fn an_undo_request_opens_a_dialog_and_accepting_takes_the_move_back() {
     // Black, at the same screen, accepts.
     assert_eq!(
         view.answer(ms(200), true),
-        Ok(Command::AnswerUndo {
-            by: Color::Black,
-            accept: true
-        })
+        Ok(SessionAction::AnswerUndo { accept: true }.by(Color::Black))
     );
     assert_eq!(sent.borrow().len(), 3);
     assert_eq!(view.dialog(), None);
@@ -240,10 +240,7 @@ fn a_declined_undo_leaves_the_game_as_it_was() {
     assert_eq!(view.dialog().map(Dialog::from), Some(Color::Black));
     assert_eq!(
         view.answer(ms(0), false),
-        Ok(Command::AnswerUndo {
-            by: Color::Red,
-            accept: false
-        })
+        Ok(SessionAction::AnswerUndo { accept: false }.by(Color::Red))
     );
     assert_eq!(view.notice(), Some("Red declined the undo request"));
     assert_eq!(view.ply(), 2);
@@ -260,29 +257,20 @@ fn a_remote_request_opens_a_dialog_only_for_the_side_asked() {
     };
     game.send(
         ms(0),
-        Command::Play {
-            by: Color::Black,
-            mv: Move::new(Square::H9, Square::G7),
-        },
+        SessionAction::Play(Move::new(Square::H9, Square::G7)).by(Color::Black),
     )
     .ok();
-    game.send(ms(0), Command::RequestUndo { by: Color::Black })
+    game.send(ms(0), SessionAction::RequestUndo.by(Color::Black))
         .ok();
     view.tick(ms(10));
     assert_eq!(view.dialog().map(Dialog::from), Some(Color::Black));
     assert_eq!(
         view.answer(ms(20), true),
-        Ok(Command::AnswerUndo {
-            by: Color::Red,
-            accept: true
-        })
+        Ok(SessionAction::AnswerUndo { accept: true }.by(Color::Red))
     );
     assert_eq!(
         sent.borrow().last(),
-        Some(&Command::AnswerUndo {
-            by: Color::Red,
-            accept: true
-        })
+        Some(&SessionAction::AnswerUndo { accept: true }.by(Color::Red))
     );
     assert_eq!(view.status_line(), "Black to move");
     // Red's own draw offer opens no dialog here, but the status line says it waits.
@@ -320,7 +308,7 @@ fn resigning_ends_the_game_and_a_rematch_before_the_end_is_refused() {
     assert_eq!(view.notice(), Some("the game is not over"));
     assert_eq!(
         view.act(ms(0), Action::Resign),
-        Ok(Command::Resign { by: Color::Red })
+        Ok(SessionAction::Resign.by(Color::Red))
     );
     assert_eq!(view.status_line(), "Black wins by resignation");
     assert_eq!(view.notice(), None);
@@ -476,10 +464,7 @@ fn a_request_is_answered_while_a_replay_is_open() -> Result<(), PgnError> {
     view.open_pgn(ms(0), "1. h2e2 h9g7 *")?;
     // The opponent waits for the answer, so the dialog stays over the replay.
     assert!(view.dialog().is_some());
-    let accept = Command::AnswerUndo {
-        by: Color::Black,
-        accept: true,
-    };
+    let accept = SessionAction::AnswerUndo { accept: true }.by(Color::Black);
     assert_eq!(view.answer(ms(0), true), Ok(accept));
     assert_eq!(sent.borrow().last(), Some(&accept));
     assert_eq!(view.dialog(), None);

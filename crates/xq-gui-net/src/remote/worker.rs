@@ -5,7 +5,7 @@ use std::sync::mpsc as std_mpsc;
 
 use tokio::sync::mpsc;
 use xq_client::{Client, ClientError, ClientEvent, Mirror};
-use xq_session::Command;
+use xq_session::Action;
 
 /// Wakes the GUI when news arrives, so it draws a frame and polls without a timer.
 pub type Wake = Arc<dyn Fn() + Send + Sync>;
@@ -14,7 +14,7 @@ pub type Wake = Arc<dyn Fn() + Send + Sync>;
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Request {
     /// A match command.
-    Command(Command),
+    Act(Action),
     /// Ask for a rematch (or agree to the opponent's request).
     Rematch,
 }
@@ -45,7 +45,7 @@ pub(super) async fn run(
                     return;
                 };
                 let sent = match request {
-                    Request::Command(command) => client.command(command).await,
+                    Request::Act(action) => client.act(action).await,
                     Request::Rematch => client.rematch().await,
                 };
                 match sent {

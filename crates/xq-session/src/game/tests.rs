@@ -104,18 +104,15 @@ impl Harness {
 
     /// `by` asks for an undo and its opponent grants it.
     fn undo_granted(&mut self, by: Color) {
-        self.cmd(Command::RequestUndo { by });
-        self.cmd(Command::AnswerUndo {
-            by: !by,
-            accept: true,
-        });
+        self.cmd(Action::RequestUndo.by(by));
+        self.cmd(Action::AnswerUndo { accept: true }.by(!by));
     }
 
     /// Plays ICCS moves, each by the side to move.
     fn play(&mut self, moves: &str) {
         for text in moves.split_whitespace() {
             let by = self.game.turn();
-            self.cmd(Command::Play { by, mv: mv(text) });
+            self.cmd(Action::Play(mv(text)).by(by));
         }
     }
 
@@ -139,15 +136,9 @@ fn draw(reason: DrawReason) -> Option<GameResult> {
 #[test]
 fn only_the_side_to_move_plays_legal_moves() {
     let mut h = Harness::new(MatchConfig::default());
-    let cannon = Command::Play {
-        by: BLACK,
-        mv: mv("h7e7"),
-    };
+    let cannon = Action::Play(mv("h7e7")).by(BLACK);
     assert_eq!(h.try_cmd(cannon), Err(CommandError::NotYourTurn));
-    let blocked = Command::Play {
-        by: RED,
-        mv: mv("a0a5"),
-    };
+    let blocked = Action::Play(mv("a0a5")).by(RED);
     assert_eq!(
         h.try_cmd(blocked),
         Err(CommandError::IllegalMove(IllegalMove::CannotMoveThere(
@@ -169,10 +160,7 @@ fn only_the_side_to_move_plays_legal_moves() {
     );
     assert_eq!(h.game.turn(), BLACK);
     assert_eq!(
-        h.try_cmd(Command::Play {
-            by: RED,
-            mv: mv("b2e2")
-        }),
+        h.try_cmd(Action::Play(mv("b2e2")).by(RED)),
         Err(CommandError::NotYourTurn)
     );
     h.play("h9g7");
@@ -216,25 +204,16 @@ fn stalemate_loses() {
 fn commands_after_the_game_are_refused() {
     let mut h = Harness::new(MatchConfig::default());
     h.play("h2e2 h9g7");
-    h.cmd(Command::Resign { by: BLACK });
+    h.cmd(Action::Resign.by(BLACK));
     for command in [
-        Command::Play {
-            by: RED,
-            mv: mv("h0g2"),
-        },
-        Command::RequestUndo { by: RED },
-        Command::AnswerUndo {
-            by: BLACK,
-            accept: true,
-        },
-        Command::WithdrawUndo { by: RED },
-        Command::OfferDraw { by: RED },
-        Command::AnswerDraw {
-            by: BLACK,
-            accept: true,
-        },
-        Command::WithdrawDraw { by: RED },
-        Command::Resign { by: RED },
+        Action::Play(mv("h0g2")).by(RED),
+        Action::RequestUndo.by(RED),
+        Action::AnswerUndo { accept: true }.by(BLACK),
+        Action::WithdrawUndo.by(RED),
+        Action::OfferDraw.by(RED),
+        Action::AnswerDraw { accept: true }.by(BLACK),
+        Action::WithdrawDraw.by(RED),
+        Action::Resign.by(RED),
         Command::Abandon { by: BLACK },
         Command::PauseClocks,
         Command::ResumeClocks,
@@ -252,17 +231,14 @@ fn commands_after_the_game_are_refused() {
 fn undo_takes_back_one_ply_when_the_requester_moved_last() {
     let mut h = Harness::new(MatchConfig::default());
     h.play("h2e2 h9g7 h0g2");
-    let before = h.game.history.position_at(2).cloned();
+    let before = h.game.state().history().position_at(2).cloned();
     h.events();
-    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Action::RequestUndo.by(RED));
     assert_eq!(
         h.game.pending_undo(),
         Some(UndoRequest { by: RED, plies: 1 })
     );
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.cmd(Action::AnswerUndo { accept: true }.by(BLACK));
     assert_eq!(
         h.events(),
         [
@@ -285,12 +261,9 @@ fn undo_takes_back_one_ply_when_the_requester_moved_last() {
 fn undo_takes_back_two_plies_when_the_opponent_replied() {
     let mut h = Harness::new(MatchConfig::default());
     h.play("h2e2 h9g7 h0g2 i9h9");
-    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Action::RequestUndo.by(RED));
     assert_eq!(h.game.pending_undo().map(|r| r.plies), Some(2));
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.cmd(Action::AnswerUndo { accept: true }.by(BLACK));
     assert_eq!(h.game.moves().len(), 2);
     assert_eq!(h.game.turn(), RED);
     h.play("h0g2");
@@ -323,17 +296,14 @@ fn undo_restores_the_captured_piece_and_the_exact_hash() {
 fn declined_and_withdrawn_requests_change_no_move() {
     let mut h = Harness::new(MatchConfig::default());
     h.play("h2e2");
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: false,
-    });
-    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Action::RequestUndo.by(RED));
+    h.cmd(Action::AnswerUndo { accept: false }.by(BLACK));
+    h.cmd(Action::RequestUndo.by(RED));
     assert_eq!(
-        h.try_cmd(Command::WithdrawUndo { by: BLACK }),
+        h.try_cmd(Action::WithdrawUndo.by(BLACK)),
         Err(CommandError::NotYourRequest)
     );
-    h.cmd(Command::WithdrawUndo { by: RED });
+    h.cmd(Action::WithdrawUndo.by(RED));
     assert_eq!(
         h.events()[1..],
         [
@@ -346,14 +316,11 @@ fn declined_and_withdrawn_requests_change_no_move() {
     assert_eq!(h.game.moves().len(), 1);
     assert_eq!(h.game.undos_granted(RED), 0);
     assert_eq!(
-        h.try_cmd(Command::AnswerUndo {
-            by: BLACK,
-            accept: true
-        }),
+        h.try_cmd(Action::AnswerUndo { accept: true }.by(BLACK)),
         Err(CommandError::NoPendingUndo)
     );
     assert_eq!(
-        h.try_cmd(Command::WithdrawUndo { by: RED }),
+        h.try_cmd(Action::WithdrawUndo.by(RED)),
         Err(CommandError::NoPendingUndo)
     );
 }
@@ -362,24 +329,21 @@ fn declined_and_withdrawn_requests_change_no_move() {
 fn a_request_lapses_when_anyone_moves_or_the_game_ends() {
     let mut h = Harness::new(MatchConfig::default());
     h.play("h2e2");
-    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Action::RequestUndo.by(RED));
     h.play("h9g7");
     assert_eq!(h.game.pending_undo(), None);
     assert!(h.events().ends_with(&[Event::UndoLapsed]));
     assert_eq!(
-        h.try_cmd(Command::AnswerUndo {
-            by: BLACK,
-            accept: true
-        }),
+        h.try_cmd(Action::AnswerUndo { accept: true }.by(BLACK)),
         Err(CommandError::NoPendingUndo)
     );
 
-    h.cmd(Command::RequestUndo { by: BLACK });
+    h.cmd(Action::RequestUndo.by(BLACK));
     h.play("h0g2");
     assert_eq!(h.game.pending_undo(), None);
 
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::Resign { by: BLACK });
+    h.cmd(Action::RequestUndo.by(RED));
+    h.cmd(Action::Resign.by(BLACK));
     assert!(h.events().ends_with(&[
         Event::UndoRequested(UndoRequest { by: RED, plies: 1 }),
         Event::UndoLapsed,
@@ -394,20 +358,17 @@ fn a_request_lapses_when_anyone_moves_or_the_game_ends() {
 fn one_request_at_a_time_and_never_answered_by_its_author() {
     let mut h = Harness::new(MatchConfig::default());
     h.play("h2e2 h9g7");
-    h.cmd(Command::RequestUndo { by: BLACK });
+    h.cmd(Action::RequestUndo.by(BLACK));
     assert_eq!(
-        h.try_cmd(Command::RequestUndo { by: BLACK }),
+        h.try_cmd(Action::RequestUndo.by(BLACK)),
         Err(CommandError::UndoAlreadyPending)
     );
     assert_eq!(
-        h.try_cmd(Command::RequestUndo { by: RED }),
+        h.try_cmd(Action::RequestUndo.by(RED)),
         Err(CommandError::UndoAlreadyPending)
     );
     assert_eq!(
-        h.try_cmd(Command::AnswerUndo {
-            by: BLACK,
-            accept: true
-        }),
+        h.try_cmd(Action::AnswerUndo { accept: true }.by(BLACK)),
         Err(CommandError::CannotAnswerOwnRequest)
     );
 }
@@ -416,16 +377,16 @@ fn one_request_at_a_time_and_never_answered_by_its_author() {
 fn nothing_to_undo_before_ones_own_first_move() {
     let mut h = Harness::new(MatchConfig::default());
     assert_eq!(
-        h.try_cmd(Command::RequestUndo { by: RED }),
+        h.try_cmd(Action::RequestUndo.by(RED)),
         Err(CommandError::NothingToUndo)
     );
     assert_eq!(
-        h.try_cmd(Command::RequestUndo { by: BLACK }),
+        h.try_cmd(Action::RequestUndo.by(BLACK)),
         Err(CommandError::NothingToUndo)
     );
     h.play("h2e2");
     assert_eq!(
-        h.try_cmd(Command::RequestUndo { by: BLACK }),
+        h.try_cmd(Action::RequestUndo.by(BLACK)),
         Err(CommandError::NothingToUndo)
     );
 }
@@ -437,19 +398,16 @@ fn the_undo_allowance_counts_granted_requests_per_seat() {
         ..MatchConfig::default()
     });
     h.play("h2e2");
-    h.cmd(Command::RequestUndo { by: RED });
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: false,
-    });
+    h.cmd(Action::RequestUndo.by(RED));
+    h.cmd(Action::AnswerUndo { accept: false }.by(BLACK));
     h.undo_granted(RED);
     h.play("h2e2");
     assert_eq!(
-        h.try_cmd(Command::RequestUndo { by: RED }),
+        h.try_cmd(Action::RequestUndo.by(RED)),
         Err(CommandError::UndoAllowanceUsed)
     );
     h.play("h9g7");
-    h.cmd(Command::RequestUndo { by: BLACK });
+    h.cmd(Action::RequestUndo.by(BLACK));
 
     let mut h = Harness::new(MatchConfig {
         undo: UndoPolicy::Forbidden,
@@ -457,7 +415,7 @@ fn the_undo_allowance_counts_granted_requests_per_seat() {
     });
     h.play("h2e2");
     assert_eq!(
-        h.try_cmd(Command::RequestUndo { by: RED }),
+        h.try_cmd(Action::RequestUndo.by(RED)),
         Err(CommandError::UndoNotAllowed)
     );
 }
@@ -564,10 +522,10 @@ fn a_decided_start_position_finishes_the_match_at_once() {
         let by = h.game.turn();
         let mv = mv("e0e1");
         assert_eq!(
-            h.try_cmd(Command::Play { by, mv }),
+            h.try_cmd(Action::Play(mv).by(by)),
             Err(CommandError::GameFinished)
         );
-        assert_eq!(Match::from_journal(h.game.journal()), Ok(h.game.clone()));
+        assert_eq!(Match::from_journal(&h.game.journal()), Ok(h.game.clone()));
         let rematch = h
             .game
             .rematch(Timestamp::from_millis(1_000))
@@ -602,10 +560,7 @@ fn time_used_is_charged_to_the_side_on_move_with_increment() {
 #[test]
 fn a_move_after_the_deadline_loses_on_time() {
     let mut h = Harness::new(timed(10, 0));
-    let late = Command::Play {
-        by: RED,
-        mv: mv("h2e2"),
-    };
+    let late = Action::Play(mv("h2e2")).by(RED);
     assert_eq!(
         h.game.handle(Timestamp::from_millis(10_500), late),
         Err(CommandError::GameFinished)
@@ -649,12 +604,9 @@ fn undo_does_not_turn_the_clocks_back() {
     h.advance_to(3_000);
     h.play("h9g7");
     h.advance_to(4_000);
-    h.cmd(Command::RequestUndo { by: RED });
+    h.cmd(Action::RequestUndo.by(RED));
     h.advance_to(6_000);
-    h.cmd(Command::AnswerUndo {
-        by: BLACK,
-        accept: true,
-    });
+    h.cmd(Action::AnswerUndo { accept: true }.by(BLACK));
     // Red: 10 - 1 + 2 - 3 (thinking until the answer); Black: 10 - 2 + 2.
     assert!(h.events().contains(&Event::UndoApplied {
         by: RED,
@@ -698,20 +650,17 @@ fn an_undo_keeps_the_increments_of_the_moves_it_takes_back() {
 #[test]
 fn a_draw_offer_is_accepted_declined_withdrawn_or_lapses() {
     let mut h = Harness::new(MatchConfig::default());
-    h.cmd(Command::OfferDraw { by: RED });
+    h.cmd(Action::OfferDraw.by(RED));
     assert_eq!(
-        h.try_cmd(Command::OfferDraw { by: BLACK }),
+        h.try_cmd(Action::OfferDraw.by(BLACK)),
         Err(CommandError::DrawAlreadyOffered)
     );
     assert_eq!(
-        h.try_cmd(Command::AnswerDraw {
-            by: RED,
-            accept: true
-        }),
+        h.try_cmd(Action::AnswerDraw { accept: true }.by(RED)),
         Err(CommandError::CannotAnswerOwnRequest)
     );
     assert_eq!(
-        h.try_cmd(Command::WithdrawDraw { by: BLACK }),
+        h.try_cmd(Action::WithdrawDraw.by(BLACK)),
         Err(CommandError::NotYourRequest)
     );
     // The offerer's own move does not end its offer; the opponent's does.
@@ -721,13 +670,10 @@ fn a_draw_offer_is_accepted_declined_withdrawn_or_lapses() {
     assert_eq!(h.game.pending_draw(), None);
     assert!(h.events().ends_with(&[Event::DrawLapsed]));
 
-    h.cmd(Command::OfferDraw { by: RED });
-    h.cmd(Command::WithdrawDraw { by: RED });
-    h.cmd(Command::OfferDraw { by: RED });
-    h.cmd(Command::AnswerDraw {
-        by: BLACK,
-        accept: false,
-    });
+    h.cmd(Action::OfferDraw.by(RED));
+    h.cmd(Action::WithdrawDraw.by(RED));
+    h.cmd(Action::OfferDraw.by(RED));
+    h.cmd(Action::AnswerDraw { accept: false }.by(BLACK));
     assert_eq!(
         h.events(),
         [
@@ -738,24 +684,26 @@ fn a_draw_offer_is_accepted_declined_withdrawn_or_lapses() {
         ]
     );
     assert_eq!(
-        h.try_cmd(Command::AnswerDraw {
-            by: BLACK,
-            accept: true
-        }),
+        h.try_cmd(Action::AnswerDraw { accept: true }.by(BLACK)),
         Err(CommandError::NoPendingDraw)
     );
-    h.cmd(Command::OfferDraw { by: BLACK });
-    h.cmd(Command::AnswerDraw {
-        by: RED,
-        accept: true,
-    });
+    h.cmd(Action::OfferDraw.by(BLACK));
+    h.events();
+    h.cmd(Action::AnswerDraw { accept: true }.by(RED));
     assert_eq!(h.result(), draw(DrawReason::Agreement));
+    // An accepted offer ends the game; it does not lapse first.
+    assert_eq!(
+        h.events(),
+        [Event::GameOver(GameResult::Draw {
+            reason: DrawReason::Agreement
+        })]
+    );
 }
 
 #[test]
 fn resignation_and_abandonment_lose_at_once() {
     let mut h = Harness::new(MatchConfig::default());
-    h.cmd(Command::Resign { by: RED });
+    h.cmd(Action::Resign.by(RED));
     assert_eq!(h.result(), win(BLACK, WinReason::Resignation));
 
     let mut h = Harness::new(MatchConfig::default());
@@ -777,7 +725,7 @@ fn abandoned_by_both_at_once_is_a_draw_that_replays() {
         reason: DrawReason::Abandonment,
     });
     assert_eq!(h.events().last(), Some(&over));
-    assert_eq!(Match::from_journal(h.game.journal()), Ok(h.game.clone()));
+    assert_eq!(Match::from_journal(&h.game.journal()), Ok(h.game.clone()));
     let record = h.game.record();
     let read = pgn::parse(&pgn::write(&record, pgn::MoveFormat::Iccs));
     assert_eq!(read.map(|read| read.result()), Ok(h.result()));
@@ -792,7 +740,7 @@ fn a_rematch_swaps_colours_and_keeps_the_config() {
     );
     assert_eq!(h.game.color_of(Seat::First), RED);
     h.play("h2e2");
-    h.cmd(Command::Resign { by: BLACK });
+    h.cmd(Action::Resign.by(BLACK));
     let rematch = h
         .game
         .rematch(Timestamp::from_millis(9_000))
@@ -807,7 +755,7 @@ fn a_rematch_swaps_colours_and_keeps_the_config() {
         Some(Timestamp::from_millis(309_000))
     );
     let mut back = rematch;
-    back.handle(Timestamp::from_millis(9_000), Command::Resign { by: RED })
+    back.handle(Timestamp::from_millis(9_000), Action::Resign.by(RED))
         .unwrap_or_else(|e| panic!("{e}"));
     let third = back
         .rematch(Timestamp::from_millis(9_000))
@@ -831,7 +779,7 @@ fn paused_clocks_survive_a_restart() {
     h.events();
 
     // The relay goes down; its new monotonic clock starts near zero.
-    let mut restored = Match::from_journal(h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
+    let mut restored = Match::from_journal(&h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(restored, h.game);
     let resumed_at = Timestamp::from_millis(100);
     restored
@@ -847,10 +795,7 @@ fn paused_clocks_survive_a_restart() {
         })
     );
     assert_eq!(restored.poll_timeout(), Some(Timestamp::from_millis(7_100)));
-    let reply = Command::Play {
-        by: BLACK,
-        mv: mv("h9g7"),
-    };
+    let reply = Action::Play(mv("h9g7")).by(BLACK);
     restored
         .handle(Timestamp::from_millis(1_100), reply)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -862,7 +807,7 @@ fn after_a_crash_time_since_the_last_input_is_not_charged() {
     let mut h = Harness::new(timed(10, 0));
     h.advance_to(2_000);
     h.play("h2e2");
-    let mut restored = Match::from_journal(h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
+    let mut restored = Match::from_journal(&h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
     restored
         .handle(Timestamp::from_millis(50), Command::ResumeClocks)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -872,7 +817,7 @@ fn after_a_crash_time_since_the_last_input_is_not_charged() {
         Some(Timestamp::from_millis(10_050))
     );
     // A new origin far ahead of the old deadline re-bases the clocks without a flag.
-    let mut ahead = Match::from_journal(h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
+    let mut ahead = Match::from_journal(&h.game.journal()).unwrap_or_else(|e| panic!("{e}"));
     ahead
         .handle(Timestamp::from_millis(1_000_000), Command::ResumeClocks)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -882,7 +827,7 @@ fn after_a_crash_time_since_the_last_input_is_not_charged() {
         Some(Timestamp::from_millis(1_010_000))
     );
     // The restored match rebuilds too, resumption included.
-    let again = Match::from_journal(restored.journal()).unwrap_or_else(|e| panic!("{e}"));
+    let again = Match::from_journal(&restored.journal()).unwrap_or_else(|e| panic!("{e}"));
     restored.events.clear();
     assert_eq!(again, restored);
 }
@@ -914,10 +859,7 @@ fn the_journal_rebuilds_the_match_and_refuses_tampering() {
     assert_eq!(Match::from_journal(&journal), Ok(h.game.clone()));
 
     let mut tampered = journal.clone();
-    tampered.entries[0].input = Input::Command(Command::Play {
-        by: RED,
-        mv: mv("a0a5"),
-    });
+    tampered.entries[0].input = Input::Command(Action::Play(mv("a0a5")).by(RED));
     assert!(matches!(
         Match::from_journal(&tampered),
         Err(RebuildError::Refused {
@@ -941,13 +883,13 @@ fn the_journal_rebuilds_the_match_and_refuses_tampering() {
 fn the_journal_survives_serialization() {
     let mut h = Harness::from_fen(RED_CHECKS);
     h.play("a8a9 e9e8");
-    h.cmd(Command::OfferDraw { by: RED });
+    h.cmd(Action::OfferDraw.by(RED));
     let config = bincode::config::standard();
     let bytes =
         bincode::serde::encode_to_vec(h.game.journal(), config).unwrap_or_else(|e| panic!("{e}"));
     let (journal, _): (Journal, _) =
         bincode::serde::decode_from_slice(&bytes, config).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(&journal, h.game.journal());
+    assert_eq!(journal, h.game.journal());
     let events = h.events();
     let bytes = bincode::serde::encode_to_vec(&events, config).unwrap_or_else(|e| panic!("{e}"));
     let (decoded, _): (Vec<Event>, _) =
@@ -986,5 +928,5 @@ fn play_out_plays_the_picked_moves_to_the_end() {
         pick
     });
     assert!(played.is_err());
-    assert_eq!(game.history.played().len(), 1);
+    assert_eq!(game.moves().len(), 1);
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use xq_rules::{Outcome, Square};
 
 use super::*;
-use crate::{Command, Match, MatchConfig, Timestamp};
+use crate::{Action, Match, MatchConfig, Timestamp};
 
 const GOLDEN: &str = r#"[Game "Chinese Chess"]
 [Event "Casual game"]
@@ -116,7 +116,7 @@ fn played_under(rule: RepetitionRule, start: Position, moves: &str) -> Match {
         let iccs: Iccs = text.parse().unwrap_or_else(|e| panic!("{e}"));
         let by = game.turn();
         let mv = Move::new(iccs.from, iccs.to);
-        game.handle(now, Command::Play { by, mv })
+        game.handle(now, Action::Play(mv).by(by))
             .unwrap_or_else(|e| panic!("{e}"));
     }
     game
@@ -134,11 +134,8 @@ fn game_text(fen: &str, moves: &str, token: &str, termination: &str) -> String {
 
 fn short_game() -> Record {
     let mut game = played(Position::startpos(), "h2e2 h9g7 h0g2 i9h9");
-    game.handle(
-        Timestamp::from_millis(0),
-        Command::Resign { by: Color::Black },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    game.handle(Timestamp::from_millis(0), Action::Resign.by(Color::Black))
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut record = game.record();
     record.tags = Tags {
         event: Some("Casual game".into()),

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use xq_rules::{Move, Position};
-use xq_session::{Command, Match, MatchConfig, RepetitionRule, Status, Timestamp};
+use xq_session::{Action, Match, MatchConfig, RepetitionRule, Status, Timestamp};
 
 /// Plays `moves` from `start` under `rule` (and no move limit): the status one move before
 /// the end, and at the end.
@@ -17,7 +17,7 @@ pub(crate) fn play(start: &Position, moves: &[Move], rule: RepetitionRule) -> (S
     for (index, &mv) in moves.iter().enumerate() {
         before_last = game.status();
         let by = game.position().turn();
-        if let Err(err) = game.handle(Timestamp::from_millis(0), Command::Play { by, mv }) {
+        if let Err(err) = game.handle(Timestamp::from_millis(0), Action::Play(mv).by(by)) {
             panic!("move {index} {mv}: {err}");
         }
     }
