@@ -4,7 +4,6 @@
 mod bot;
 mod diagram;
 mod judge;
-mod load;
 mod replay;
 mod rules;
 
@@ -97,10 +96,6 @@ enum Command {
     /// Plays one game on a relay with random legal moves, declining undo and draw requests:
     /// prints `room: <CODE>` once seated, then `result: <1-0|0-1|1/2-1/2> (<reason>)`.
     Bot(bot::BotArgs),
-    /// Plays many matches at once against a relay and prints `key: value` lines: `moves/s`,
-    /// `latency_p50_us` and `latency_p99_us` (a move sent until the opponent receives its
-    /// event), `errors`, and with `--relay-pid` the relay's CPU per move and memory per match.
-    Load(load::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -128,7 +123,6 @@ fn main() -> ExitCode {
         Command::Show { position } => rules::show(&position),
         Command::Replay { file } => replay::replay(&file),
         Command::Bot(args) => bot::bot(args),
-        Command::Load(args) => load::load(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

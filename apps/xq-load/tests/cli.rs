@@ -1,4 +1,4 @@
-//! `xq load` against a relay in this process: a short run per mode, checking the output keys
+//! `xq-load` against a relay in this process: a short run per mode, checking the output keys
 //! and that nothing failed. A functional test only; speed is measured by running the tool.
 
 use std::collections::HashMap;
@@ -10,14 +10,13 @@ use xq_transport::Options;
 
 const TEST_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Runs `xq load` with `args` and parses its `key: value` lines.
+/// Runs `xq-load` with `args` and parses its `key: value` lines.
 async fn load(args: Vec<String>) -> HashMap<String, String> {
-    let output: Output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq"))
-        .arg("load")
+    let output: Output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq-load"))
         .args(&args)
         .output()
         .await
-        .unwrap_or_else(|e| panic!("spawn xq: {e}"));
+        .unwrap_or_else(|e| panic!("spawn xq-load: {e}"));
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{args:?}: {stdout}\n{stderr}");
@@ -72,7 +71,7 @@ async fn relay(scheme: &str) -> (Server, tempfile::TempDir) {
     (server, identity)
 }
 
-/// Plays a second of matches over `scheme` and checks the report.
+/// Plays 4 matches for half a second over `scheme` and checks the report.
 async fn plays_over(scheme: &str) {
     let (server, _identity) = relay(scheme).await;
     let url = server.local_urls()[0].clone();
@@ -82,9 +81,9 @@ async fn plays_over(scheme: &str) {
         "--matches",
         "4",
         "--seconds",
-        "1",
+        "0.5",
         "--warmup",
-        "0.2",
+        "0.1",
         "--relay-pid",
         &pid,
     ]))
@@ -185,12 +184,12 @@ async fn refuses_numbers_it_cannot_use() {
         &["--matches", "18446744073709551615"],
     ];
     for case in cases {
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq"))
-            .args(["load", "--baseline", "--matches", "1"])
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq-load"))
+            .args(["--baseline", "--matches", "1"])
             .args(case)
             .output()
             .await
-            .unwrap_or_else(|e| panic!("spawn xq: {e}"));
+            .unwrap_or_else(|e| panic!("spawn xq-load: {e}"));
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{case:?} was accepted");
         assert!(
@@ -202,11 +201,11 @@ async fn refuses_numbers_it_cannot_use() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refuses_mem_urls() {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq"))
-        .args(["load", "mem://relay", "--seconds", "1"])
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq-load"))
+        .args(["mem://relay", "--seconds", "1"])
         .output()
         .await
-        .unwrap_or_else(|e| panic!("spawn xq: {e}"));
+        .unwrap_or_else(|e| panic!("spawn xq-load: {e}"));
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("same process"), "{stderr}");

@@ -1,0 +1,387 @@
+//! One client's side of the protocol conversation, without IO: frames in, frames out.
+//!
+//! A [`Player`] says hello, creates or joins a room, plays its colour's moves of a [`Script`]
+//! when asked, checks that every event the relay sends is the one the script's match made, and
+//! asks for a rematch at each game's end (the relay swaps the colours). Its driver moves the
+//! frames and decides when to [`play`](Player::play). Calling order: after every
+//! [`handle_frame`](Player::handle_frame) (and after [`new`](Player::new)) drain
+//! [`poll_transmit`](Player::poll_transmit).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail, ensure};
+use xq_protocol::{
+    ClientMsg, PROTOCOL_VERSION, RoomCode, RoomOptions, SeatChoice, ServerMsg, Snapshot, codec,
+};
+use xq_rules::Color;
+use xq_session::{Command, Event};
+
+use crate::script::Script;
+
+/// How a player enters its room.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Entry {
+    /// Creates a room with the default options, seated as Red.
+    Create,
+    /// Joins the room with this code.
+    Join(RoomCode),
+}
+
+/// What a frame told the player's driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Heard {
+    /// Nothing the driver waits for.
+    Nothing,
+    /// Seated in the room; the opponent's seat is still free.
+    Seated,
+    /// Both seats are taken and a game from the script's start is on.
+    Ready,
+    /// The next scripted move was played; `last` if it ends the game.
+    Moved {
+        /// Whether the game-over event follows.
+        last: bool,
+    },
+    /// The game is over and a rematch is asked for.
+    GameOver,
+}
+
+/// Where the conversation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Hello sent, waiting for the welcome.
+    Greeting,
+    /// Entry request sent, waiting for the seat and the room.
+    Entering,
+    /// In the room, waiting for the opponent.
+    Waiting,
+    /// A game is on.
+    Playing,
+    /// The game is over, waiting for the rematch.
+    Rematching,
+}
+
+/// A scripted client's protocol state: see the [module docs](self).
+pub(crate) struct Player {
+    entry: Entry,
+    script: Arc<Script>,
+    stage: Stage,
+    room: Option<RoomCode>,
+    color: Color,
+    /// The script's events the relay has sent in the current game.
+    heard: usize,
+    /// Whether the move the script has next was sent.
+    sent: bool,
+    transmit: VecDeque<Vec<u8>>,
+}
+
+impl Player {
+    /// A player that will enter by `entry` and play `script` game after game; its hello is
+    /// queued.
+    pub(crate) fn new(entry: Entry, script: Arc<Script>) -> Result<Self> {
+        let mut player = Self {
+            entry,
+            script,
+            stage: Stage::Greeting,
+            room: None,
+            color: Color::Red,
+            heard: 0,
+            sent: false,
+            transmit: VecDeque::new(),
+        };
+        player.queue(&ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: concat!("xq-load/", env!("CARGO_PKG_VERSION")).to_string(),
+            resume: None,
+        })?;
+        Ok(player)
+    }
+
+    /// The room's code, once seated.
+    pub(crate) const fn room(&self) -> Option<RoomCode> {
+        self.room
+    }
+
+    /// Whether the script's next move is this player's to send.
+    pub(crate) fn is_to_move(&self) -> bool {
+        self.stage == Stage::Playing
+            && !self.sent
+            && matches!(
+                self.script.events().get(self.heard),
+                Some(&Event::MovePlayed { by, .. }) if by == self.color
+            )
+    }
+
+    /// The frame of the script's next move, if it is this player's to send.
+    pub(crate) fn play(&mut self) -> Result<Option<Vec<u8>>> {
+        if !self.is_to_move() {
+            return Ok(None);
+        }
+        let Some(&Event::MovePlayed { by, mv, .. }) = self.script.events().get(self.heard) else {
+            return Ok(None);
+        };
+        self.sent = true;
+        Ok(Some(codec::to_frame(&ClientMsg::Command(Command::Play {
+            by,
+            mv,
+        }))?))
+    }
+
+    /// Takes in a frame from the relay.
+    ///
+    /// # Errors
+    ///
+    /// A frame that does not decode, a refusal or a disconnect, a message that does not fit
+    /// the conversation, and an event other than the one the script has next.
+    pub(crate) fn handle_frame(&mut self, frame: &[u8]) -> Result<Heard> {
+        let msg = codec::decode(frame)?;
+        Ok(match (self.stage, msg) {
+            (_, ServerMsg::Error { code, message }) => bail!("refused ({code:?}): {message}"),
+            (_, ServerMsg::Disconnect { reason, message }) => {
+                bail!("disconnected ({reason:?}): {message}")
+            }
+            (Stage::Greeting, ServerMsg::Welcome { .. }) => {
+                let request = match self.entry {
+                    Entry::Create => ClientMsg::CreateRoom(RoomOptions {
+                        seat: SeatChoice::Red,
+                        ..RoomOptions::default()
+                    }),
+                    Entry::Join(code) => ClientMsg::JoinRoom { code },
+                };
+                self.queue(&request)?;
+                self.stage = Stage::Entering;
+                Heard::Nothing
+            }
+            (
+                Stage::Entering | Stage::Waiting | Stage::Rematching,
+                ServerMsg::Joined {
+                    code,
+                    seat: Some(color),
+                    ..
+                },
+            ) => {
+                self.room = Some(code);
+                self.color = color;
+                Heard::Nothing
+            }
+            (Stage::Entering | Stage::Waiting | Stage::Rematching, ServerMsg::Snapshot(room))
+                if self.room.is_some() =>
+            {
+                self.enter(&room)?
+            }
+            (Stage::Rematching, ServerMsg::RematchRequested { .. }) => Heard::Nothing,
+            (Stage::Playing, ServerMsg::Event { event, .. }) => self.follow(&event)?,
+            (stage, other) => bail!("unexpected while {stage:?}: {other:?}"),
+        })
+    }
+
+    /// The next frame to send.
+    pub(crate) fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        self.transmit.pop_front()
+    }
+
+    /// Takes in the room's snapshot: a game begins once both seats are taken.
+    fn enter(&mut self, room: &Snapshot) -> Result<Heard> {
+        ensure!(
+            room.config == *self.script.config(),
+            "the relay plays under other rules than the scripted games"
+        );
+        ensure!(
+            room.moves.is_empty() && room.status.result().is_none(),
+            "the room is not at the start of a game"
+        );
+        if !(room.seats.red.taken && room.seats.black.taken) {
+            self.stage = Stage::Waiting;
+            return Ok(Heard::Seated);
+        }
+        self.stage = Stage::Playing;
+        self.heard = 0;
+        self.sent = false;
+        Ok(Heard::Ready)
+    }
+
+    /// Takes in an event of the game, which must be the script's next.
+    fn follow(&mut self, event: &Event) -> Result<Heard> {
+        let events = self.script.events();
+        let expected = events
+            .get(self.heard)
+            .context("an event after the game's end")?;
+        ensure!(
+            event == expected,
+            "expected {expected:?}, the relay sent {event:?}"
+        );
+        self.heard += 1;
+        self.sent = false;
+        if let Event::GameOver(_) = event {
+            self.queue(&ClientMsg::Rematch)?;
+            self.stage = Stage::Rematching;
+            return Ok(Heard::GameOver);
+        }
+        let last = matches!(events.get(self.heard), Some(Event::GameOver(_)));
+        Ok(Heard::Moved { last })
+    }
+
+    fn queue(&mut self, msg: &ClientMsg) -> Result<()> {
+        self.transmit.push_back(codec::to_frame(msg)?);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use xq_server::{Config, ConnId, Output, RateLimit, Relay};
+    use xq_session::Timestamp;
+
+    use crate::script::Scripts;
+
+    /// Two players and the relay's core, the frames carried between them as a driver would
+    /// carry them (no sockets, the clock standing still).
+    struct Table {
+        relay: Relay,
+        players: Vec<(ConnId, Player)>,
+    }
+
+    impl Table {
+        fn new() -> Self {
+            let config = Config {
+                // The clock stands still here: no rate limit is reached.
+                rate_limit: RateLimit {
+                    burst: 1_000_000,
+                    per_second: 1_000_000,
+                },
+                ..Config::default()
+            };
+            Self {
+                relay: Relay::new(config, [3; 32]),
+                players: Vec::new(),
+            }
+        }
+
+        /// Connects a new player; it is `self.players[index]`.
+        fn connect(&mut self, player: Player) -> usize {
+            let conn = ConnId(self.players.len() as u64 + 1);
+            self.relay
+                .handle_connect(Timestamp::from_millis(0), conn, "mem", None);
+            self.players.push((conn, player));
+            self.players.len() - 1
+        }
+
+        /// Sends `frame` from player `index`, then carries frames both ways until none is
+        /// left; returns what each player heard, in order, leaving out `Heard::Nothing`.
+        fn drive(&mut self, index: usize, frame: Option<Vec<u8>>) -> Result<Vec<Vec<Heard>>> {
+            let mut heard = vec![Vec::new(); self.players.len()];
+            let (conn, _) = self.players[index];
+            if let Some(frame) = frame {
+                self.relay
+                    .handle_frame(Timestamp::from_millis(0), conn, &frame);
+            }
+            loop {
+                let mut idle = true;
+                for (conn, player) in &mut self.players {
+                    while let Some(frame) = player.poll_transmit() {
+                        idle = false;
+                        self.relay
+                            .handle_frame(Timestamp::from_millis(0), *conn, &frame);
+                    }
+                }
+                while let Some(output) = self.relay.poll_output() {
+                    if let Output::Send { to, frame } = output {
+                        idle = false;
+                        let index = self
+                            .players
+                            .iter()
+                            .position(|(conn, _)| *conn == to)
+                            .context("a frame to a connection nobody has")?;
+                        match self.players[index].1.handle_frame(&frame)? {
+                            Heard::Nothing => {}
+                            other => heard[index].push(other),
+                        }
+                    }
+                }
+                if idle {
+                    return Ok(heard);
+                }
+            }
+        }
+    }
+
+    /// The players greet, seat themselves, replay two scripted games against the relay's
+    /// core, each move sent by the side the script names, and rematch with the colours
+    /// swapped; the relay ends each game exactly at the script's last move, with the same
+    /// events.
+    #[test]
+    fn players_replay_their_script_against_the_relay() -> Result<()> {
+        let scripts = Scripts::new(7)?;
+        let script = scripts.pick(0);
+        let mut table = Table::new();
+        let creator = table.connect(Player::new(Entry::Create, Arc::clone(&script))?);
+        assert_eq!(table.drive(creator, None)?, [vec![Heard::Seated]]);
+        let code = table.players[creator]
+            .1
+            .room()
+            .context("the creator is seated")?;
+        let joiner = table.connect(Player::new(Entry::Join(code), Arc::clone(&script))?);
+        assert_eq!(
+            table.drive(joiner, None)?,
+            [vec![Heard::Ready], vec![Heard::Ready]]
+        );
+        for game in 0..2 {
+            let mut plies = 0;
+            loop {
+                let movers: Vec<usize> = (0..2)
+                    .filter(|&i| table.players[i].1.is_to_move())
+                    .collect();
+                let [mover] = movers[..] else {
+                    panic!("game {game}, ply {plies}: to move: {movers:?}");
+                };
+                // Red moves first, and the rematch swaps the colours.
+                assert_eq!(mover, (plies + game) % 2);
+                let red = plies % 2 == 0;
+                assert_eq!(table.players[mover].1.color == Color::Red, red);
+                let frame = table.players[mover].1.play()?;
+                assert!(table.players[mover].1.play()?.is_none(), "one frame a move");
+                let heard = table.drive(mover, frame)?;
+                plies += 1;
+                let last = plies == script.plies();
+                let moved = Heard::Moved { last };
+                if last {
+                    let over = vec![moved, Heard::GameOver, Heard::Ready];
+                    assert_eq!(heard, [over.clone(), over]);
+                    break;
+                }
+                assert_eq!(
+                    heard,
+                    [vec![moved], vec![moved]],
+                    "game {game}, ply {plies}"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A move the script does not have is an error, as is a message the conversation has no
+    /// place for.
+    #[test]
+    fn refuses_events_off_the_script() -> Result<()> {
+        let scripts = Scripts::new(7)?;
+        let mut player = Player::new(Entry::Create, scripts.pick(0))?;
+        player.stage = Stage::Playing;
+        let other = scripts.pick(1);
+        let event = other
+            .events()
+            .iter()
+            .find(|&event| event != &player.script.events()[0]);
+        let frame = codec::to_frame(&ServerMsg::Event {
+            seq: 0,
+            event: event.context("another first event")?.clone(),
+        })?;
+        assert!(player.handle_frame(&frame).is_err());
+        let mut fresh = Player::new(Entry::Create, scripts.pick(0))?;
+        let frame = codec::to_frame(&ServerMsg::RematchRequested { by: Color::Red })?;
+        assert!(fresh.handle_frame(&frame).is_err());
+        assert!(fresh.handle_frame(b"not a frame").is_err());
+        Ok(())
+    }
+}
