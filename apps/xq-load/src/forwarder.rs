@@ -13,7 +13,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 use tokio::net::UdpSocket;
 use xq_protocol::{ClientMsg, ServerMsg, codec};
 use xq_rules::Color;
-use xq_session::{Command, Match, MatchConfig, Timestamp};
+use xq_session::{Action, Match, MatchConfig, Timestamp};
 
 use crate::fleet::{Ply, Table};
 
@@ -48,9 +48,8 @@ impl FrameSizes {
             .legal_moves()
             .first()
             .context("the start position has moves")?;
-        let play = Command::Play { by: Color::Red, mv };
-        let command = codec::to_frame(&ClientMsg::Command(play))?.len();
-        game.handle(Timestamp::from_millis(0), play)?;
+        let command = codec::to_frame(&ClientMsg::Act(Action::Play(mv)))?.len();
+        game.handle(Timestamp::from_millis(0), Action::Play(mv).by(Color::Red))?;
         let event = game.poll_event().context("a move makes an event")?;
         let event = codec::to_frame(&ServerMsg::Event { seq: 0, event })?.len();
         Ok(Self {

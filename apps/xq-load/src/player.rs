@@ -15,7 +15,7 @@ use xq_protocol::{
     ClientMsg, PROTOCOL_VERSION, RoomCode, RoomOptions, SeatChoice, ServerMsg, Snapshot, codec,
 };
 use xq_rules::Color;
-use xq_session::{Command, Event};
+use xq_session::{Action, Event};
 
 use crate::script::Script;
 
@@ -117,14 +117,11 @@ impl Player {
         if !self.is_to_move() {
             return Ok(None);
         }
-        let Some(&Event::MovePlayed { by, mv, .. }) = self.script.events().get(self.heard) else {
+        let Some(&Event::MovePlayed { mv, .. }) = self.script.events().get(self.heard) else {
             return Ok(None);
         };
         self.sent = true;
-        Ok(Some(codec::to_frame(&ClientMsg::Command(Command::Play {
-            by,
-            mv,
-        }))?))
+        Ok(Some(codec::to_frame(&ClientMsg::Act(Action::Play(mv)))?))
     }
 
     /// Takes in a frame from the relay.

@@ -80,8 +80,7 @@ impl Scripts {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    use xq_session::Command;
+    use xq_session::Action;
 
     /// Each script, replayed move by move on a new match, is accepted and makes the same
     /// events: the game ends with its last move, exactly as scripted.
@@ -97,7 +96,7 @@ mod tests {
             for event in script.events() {
                 if let &Event::MovePlayed { by, mv, .. } = event {
                     assert!(game.status().result().is_none(), "a move after the end");
-                    game.handle(Timestamp::from_millis(0), Command::Play { by, mv })?;
+                    game.handle(Timestamp::from_millis(0), Action::Play(mv).by(by))?;
                     replayed.extend(std::iter::from_fn(|| game.poll_event()));
                 }
             }

@@ -15,8 +15,8 @@ use xq_protocol::{
     ClientMsg, DisconnectReason, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
     ServerMsg, codec,
 };
-use xq_rules::iccs::Iccs;
 use xq_rules::Move;
+use xq_rules::iccs::Iccs;
 use xq_session::{Action, Event, pgn};
 use xq_transport::{Connection, Options};
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use xq_rules::Move;
 use xq_rules::iccs::Iccs;
-use xq_session::{Command, Match, MatchConfig, RepetitionRule, Status, Timestamp, pgn};
+use xq_session::{Action, Match, MatchConfig, RepetitionRule, Status, Timestamp, pgn};
 
 use crate::rules::parse_position;
 
@@ -33,7 +33,7 @@ pub(crate) fn judge(position: &str, moves: &[String], rule: RepetitionRule) -> R
             .with_context(|| format!("move {number} '{text}'"))?;
         let mv = Move::new(iccs.from, iccs.to);
         let by = game.position().turn();
-        if let Err(err) = game.handle(now, Command::Play { by, mv }) {
+        if let Err(err) = game.handle(now, Action::Play(mv).by(by)) {
             bail!("move {number} '{text}' is refused: {err}");
         }
         while game.poll_event().is_some() {}
