@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use xq_fuzz::POSITIONS;
 use xq_rules::{Move, Position};
 use xq_session::{Action, 
-    Command, DrawReason, GameResult, Match, MatchConfig, RepetitionRule, Status, Timestamp,
+    DrawReason, GameResult, Match, MatchConfig, RepetitionRule, Status, Timestamp,
     WinReason,
 };
 
