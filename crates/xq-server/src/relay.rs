@@ -149,10 +149,10 @@ impl Relay {
     }
 
     /// Turns connection `conn` away before it is served, telling it `message`: the driver's
-    /// connection caps are full ([`DisconnectReason::RoomFull`]: the relay has no place left).
+    /// connection caps are full ([`DisconnectReason::RelayFull`]).
     pub fn refuse_connect(&mut self, conn: ConnId, message: &str) {
         self.outbox
-            .disconnect(conn, DisconnectReason::RoomFull, message);
+            .disconnect(conn, DisconnectReason::RelayFull, message);
     }
 
     /// A whole frame arrived on `conn`. Frames for unknown (or already closed) connections are
