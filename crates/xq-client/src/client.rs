@@ -69,7 +69,10 @@ impl Client {
     ///
     /// # Examples
     ///
-    /// ```
+    /// Against a relay (`xq-server`) on `mem://`; this crate does not depend on the relay, so
+    /// the workspace's `tests/` crate runs the example (`tests/client/docs.rs`).
+    ///
+    /// ```ignore
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use xq_client::{Client, ClientOptions};

@@ -19,10 +19,11 @@
 //!
 //! # Testing two clients in one process
 //!
-//! This crate is the harness for integration tests: start a relay on `mem://` and connect
-//! two clients to it.
+//! Integration tests start a relay (`xq-server`) on `mem://` and connect two clients to it.
+//! This crate does not depend on the relay, so the example is not run here: the workspace's
+//! `tests/` crate runs it (`tests/client/docs.rs`).
 //!
-//! ```
+//! ```ignore
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use xq_client::{Client, ClientEvent, ClientOptions};

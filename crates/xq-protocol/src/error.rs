@@ -49,7 +49,7 @@ pub enum DisconnectReason {
     VersionMismatch,
     /// The client sent faster than its rate limit allows.
     RateLimited,
-    /// The room (or the relay) has no place left.
+    /// The room has no place left.
     RoomFull,
     /// What the client asked for does not exist.
     NotFound,
@@ -62,4 +62,7 @@ pub enum DisconnectReason {
     /// The client stayed in no room (neither playing, watching nor waiting for a quick
     /// match) for too long.
     Idle,
+    /// The relay turned the connection away when it came: it holds as many connections as it
+    /// takes, in total or from the client's address. Trying again later may succeed.
+    RelayFull,
 }

@@ -61,6 +61,12 @@ fn server_messages_keep_their_bytes() {
         message: String::new(),
     };
     assert_eq!(hex(&bye), "05090500");
+    // The last reason added: the earlier ones keep their codes.
+    let full = ServerMsg::Disconnect {
+        reason: DisconnectReason::RelayFull,
+        message: String::new(),
+    };
+    assert_eq!(hex(&full), "05090800");
     let drawn = ServerMsg::Event {
         seq: 7,
         event: Event::GameOver(GameResult::Draw {

@@ -1,7 +1,6 @@
 //! Connections as the core sees them: an id from the driver and where the client stands.
 
 use std::fmt;
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use xq_protocol::RoomCode;
@@ -40,11 +39,6 @@ pub(crate) struct Conn {
     pub(crate) lobby_armed: bool,
     /// Its frames' budget, against [`crate::Config::rate_limit`].
     pub(crate) bucket: TokenBucket,
-    /// The open rooms it made open, against [`crate::Config::max_rooms_per_connection`].
-    pub(crate) rooms_open: u32,
-    /// The IP address it came from, which [`crate::Config::max_rooms_per_address`] counts by;
-    /// `None` for in-process connections.
-    pub(crate) origin: Option<IpAddr>,
     /// The transport it came by, for the metrics; shared with its other connections.
     pub(crate) transport: Arc<str>,
 }
@@ -71,12 +65,7 @@ pub(crate) enum Place {
 }
 
 impl Conn {
-    pub(crate) fn new(
-        since: Timestamp,
-        transport: Arc<str>,
-        origin: Option<IpAddr>,
-        rate_limit: RateLimit,
-    ) -> Self {
+    pub(crate) fn new(since: Timestamp, transport: Arc<str>, rate_limit: RateLimit) -> Self {
         Self {
             since,
             greeted: false,
@@ -85,8 +74,6 @@ impl Conn {
             lobby_since: since,
             lobby_armed: true,
             bucket: TokenBucket::full(since, rate_limit),
-            rooms_open: 0,
-            origin,
             transport,
         }
     }

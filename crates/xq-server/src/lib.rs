@@ -108,13 +108,16 @@ mod driver;
 mod exposition;
 mod gate;
 mod limits;
+mod lobby;
 // Two of its helpers (a histogram's buckets, the relay's end) serve only the exposition.
 #[cfg_attr(not(feature = "metrics-http"), allow(dead_code))]
 mod metrics;
 mod output;
 mod quick;
+mod quotas;
 mod relay;
 mod room;
+mod rooms;
 mod seat;
 mod server;
 mod tally;
@@ -126,7 +129,8 @@ pub use exposition::{CONTENT_TYPE_TEXT, MetricsEndpoint, encode};
 pub use limits::RateLimit;
 pub use metrics::{LatencyHistogram, MetricsHandle, RelayMetrics, ServerMetrics};
 pub use output::Output;
-pub use relay::{Relay, RestoreError};
+pub use relay::Relay;
+pub use rooms::RestoreError;
 pub use server::{Builder, Server, StartError};
 /// The changes the core journals, defined with the storage that keeps them.
 pub use xq_store::Persist;

@@ -1,29 +1,25 @@
 //! The relay's sans-IO core: connections in, frames out.
 
-use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
-use std::collections::{BinaryHeap, HashMap};
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use xq_protocol::codec::{self, DecodeError};
 use xq_protocol::{
     ClientMsg, DisconnectReason, ErrorCode, MIN_CLOCK, PROTOCOL_VERSION, ResumeToken, RoomCode,
     RoomOptions, SeatChoice, ServerMsg,
 };
-use xq_session::{Action, Command, Match, RebuildError, Seat, Timestamp};
+use xq_session::{Action, Match, Seat, Timestamp};
 use xq_store::{OpenRoom, Persist};
 
-use crate::conn::{Conn, Place};
-use crate::deadlines::Deadlines;
+use crate::conn::Place;
+use crate::lobby::Lobby;
 use crate::metrics::RelayMetrics;
 use crate::output::{Outbox, Output};
 use crate::quick::QuickQueue;
-use crate::room::Room;
-use crate::seat::{SEATS, SeatState, Seats};
-use crate::tally::Tally;
+use crate::quotas::Quotas;
+use crate::room::Vacated;
+use crate::rooms::{Fate, RestoreError, Rooms};
+use crate::seat::SEATS;
 use crate::{Config, ConnId};
 
 const SHUTTING_DOWN: &str = "the relay is shutting down";
@@ -70,23 +66,10 @@ const SHUTTING_DOWN: &str = "the relay is shutting down";
 #[derive(Debug)]
 pub struct Relay {
     config: Config,
-    rng: StdRng,
-    conns: HashMap<ConnId, Conn>,
-    /// Boxed: a room is several hundred bytes, and a hash table keeps up to twice the slots it
-    /// fills, so inline rooms would double the memory of every idle match.
-    rooms: HashMap<RoomCode, Box<Room>>,
-    /// The token of every held seat, and where that seat is.
-    tokens: HashMap<ResumeToken, (RoomCode, Seat)>,
+    lobby: Lobby,
+    rooms: Rooms,
+    quotas: Quotas,
     quick: QuickQueue,
-    deadlines: Deadlines,
-    /// How many open rooms connections from each address have made open.
-    rooms_by_origin: Tally<IpAddr>,
-    /// The connections gone while rooms they made open are still held: their address, and
-    /// how many such rooms, so the address's count drops as those rooms close.
-    departed: HashMap<ConnId, (IpAddr, u32)>,
-    /// When to look again at connections in the lobby, earliest first: at most one entry per
-    /// connection (`Conn::lobby_armed`), so leaving rooms in a loop does not grow it.
-    lobby: BinaryHeap<Reverse<(Timestamp, ConnId)>>,
     outbox: Outbox,
     shutting_down: bool,
     metrics: RelayMetrics,
@@ -98,16 +81,11 @@ impl Relay {
     #[must_use]
     pub fn new(config: Config, seed: [u8; 32]) -> Self {
         Self {
+            lobby: Lobby::new(config.lobby_timeout),
             config,
-            rng: StdRng::from_seed(seed),
-            conns: HashMap::new(),
-            rooms: HashMap::new(),
-            tokens: HashMap::new(),
+            rooms: Rooms::new(seed),
+            quotas: Quotas::default(),
             quick: QuickQueue::default(),
-            deadlines: Deadlines::default(),
-            rooms_by_origin: Tally::default(),
-            departed: HashMap::new(),
-            lobby: BinaryHeap::new(),
             outbox: Outbox::default(),
             shutting_down: false,
             metrics: RelayMetrics::default(),
@@ -132,29 +110,14 @@ impl Relay {
     /// relay is unchanged then.
     pub fn restore(&mut self, now: Timestamp, stored: OpenRoom) -> Result<(), RestoreError> {
         let code = stored.code;
-        if self.rooms.contains_key(&code) {
-            return Err(RestoreError::AlreadyOpen(code));
-        }
-        let mut room =
-            Room::restore(now, stored).map_err(|source| RestoreError::Journal { code, source })?;
-        if let Some(game) = &mut room.game {
-            // Untimed and finished matches have no clock to restart: they refuse and nothing
-            // changes, which is all that is needed.
-            let _ = game.handle(now, Command::ResumeClocks);
-        }
-        room.flush(&mut self.outbox);
-        for seat in SEATS {
-            if room.seats[seat].is_held() {
-                self.tokens.insert(room.tokens[seat], (code, seat));
-            }
-        }
-        let deserted = room.is_deserted();
-        self.rooms.insert(code, Box::new(room));
-        tracing::info!(room = %code, "room restored");
-        if deserted {
+        if self
+            .rooms
+            .restore(now, stored, &mut self.outbox)?
+            .is_deserted()
+        {
             self.close_room(now, code);
         } else {
-            self.rearm(code);
+            self.rooms.rearm(code, &self.config);
         }
         Ok(())
     }
@@ -180,17 +143,16 @@ impl Relay {
         let transport = transport.into();
         tracing::debug!(%conn, %transport, "connected");
         self.metrics.connected(&transport);
-        let state = Conn::new(now, transport, origin, self.config.rate_limit);
-        self.conns.insert(conn, state);
         self.lobby
-            .push(Reverse((now + self.config.lobby_timeout, conn)));
+            .connect(now, conn, transport, self.config.rate_limit);
+        self.quotas.connect(conn, origin);
     }
 
     /// Turns connection `conn` away before it is served, telling it `message`: the driver's
-    /// connection caps are full ([`DisconnectReason::RoomFull`]: the relay has no place left).
+    /// connection caps are full ([`DisconnectReason::RelayFull`]).
     pub fn refuse_connect(&mut self, conn: ConnId, message: &str) {
         self.outbox
-            .disconnect(conn, DisconnectReason::RoomFull, message);
+            .disconnect(conn, DisconnectReason::RelayFull, message);
     }
 
     /// A whole frame arrived on `conn`. Frames for unknown (or already closed) connections are
@@ -204,7 +166,7 @@ impl Relay {
     /// [`handle_timeout`](Self::handle_timeout) would: a driver busy with input may call that
     /// late, and a frame must not find the relay as it was before its deadlines.
     pub fn handle_frame(&mut self, now: Timestamp, conn: ConnId, frame: &[u8]) {
-        if !self.conns.contains_key(&conn) {
+        if self.lobby.get(conn).is_none() {
             return;
         }
         if frame.len() > self.config.max_frame_size {
@@ -218,8 +180,8 @@ impl Relay {
             return;
         }
         let within_rate = self
-            .conns
-            .get_mut(&conn)
+            .lobby
+            .get_mut(conn)
             .is_some_and(|state| state.bucket.take(now, self.config.rate_limit));
         if !within_rate {
             tracing::info!(%conn, "rate limit exceeded");
@@ -251,44 +213,19 @@ impl Relay {
     /// Time has passed: flags fall, grace periods end (abandoning games still on), deserted
     /// rooms close. Harmless to call early or often.
     pub fn handle_timeout(&mut self, now: Timestamp) {
-        while let Some(&Reverse((due, conn))) = self.lobby.peek()
-            && due <= now
-        {
-            self.lobby.pop();
-            let Some(state) = self.conns.get_mut(&conn) else {
-                continue;
-            };
-            let idle_until = state.lobby_since + self.config.lobby_timeout;
-            if state.place != Place::Lobby {
-                // Armed again if it comes back ([`Self::leave`]).
-                state.lobby_armed = false;
-            } else if idle_until > now {
-                // It left a room since this entry was made.
-                self.lobby.push(Reverse((idle_until, conn)));
-            } else {
-                let message = "in no room for too long";
-                self.close(now, conn, DisconnectReason::Idle, message);
-            }
+        while let Some(conn) = self.lobby.pop_idle(now) {
+            let message = "in no room for too long";
+            self.close(now, conn, DisconnectReason::Idle, message);
         }
-        while let Some(code) = self.deadlines.pop_due(now) {
-            let Some(room) = self.rooms.get_mut(&code) else {
-                continue;
-            };
-            room.armed = None;
-            room.handle_timeout(now, self.config.grace, &mut self.outbox);
-            for seat in SEATS {
-                if room.seats[seat] == SeatState::Gone {
-                    self.tokens.remove(&room.tokens[seat]);
+        while let Some((code, fate)) = self.rooms.pop_due(now, &self.config, &mut self.outbox) {
+            match fate {
+                Fate::Open => {}
+                Fate::Deserted => self.close_room(now, code),
+                Fate::Expired => {
+                    tracing::info!(room = %code, "room expired");
+                    self.metrics.rooms_expired += 1;
+                    self.close_room(now, code);
                 }
-            }
-            if room.is_deserted() {
-                self.close_room(now, code);
-            } else if room.is_expired(now, &self.config) {
-                tracing::info!(room = %code, "room expired");
-                self.metrics.rooms_expired += 1;
-                self.close_room(now, code);
-            } else {
-                self.rearm(code);
             }
         }
     }
@@ -302,26 +239,17 @@ impl Relay {
         }
         self.shutting_down = true;
         tracing::info!(
-            connections = self.conns.len(),
+            connections = self.lobby.len(),
             rooms = self.rooms.len(),
             "shutting down"
         );
-        for room in self.rooms.values_mut() {
-            if let Some(game) = room.game.as_mut().filter(|game| game.clocks_running()) {
-                if let Err(err) = game.handle(now, Command::PauseClocks) {
-                    tracing::warn!(room = %room.code, %err, "cannot pause the clocks");
-                }
-                room.flush(&mut self.outbox);
-                self.deadlines.rearm(room.code, &mut room.armed, None);
-            }
-        }
-        for (conn, state) in self.conns.drain() {
+        self.rooms.pause_clocks(now, &mut self.outbox);
+        for (conn, state) in self.lobby.drain() {
             self.metrics.disconnected(&state.transport);
             self.outbox
                 .disconnect(conn, DisconnectReason::ShuttingDown, SHUTTING_DOWN);
         }
         self.quick = QuickQueue::default();
-        self.lobby.clear();
     }
 
     /// The next thing for the driver to do, in order.
@@ -333,14 +261,14 @@ impl Relay {
     /// for time to pass.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        let idle = self.lobby.peek().map(|&Reverse((due, _))| due);
-        self.deadlines.next().into_iter().chain(idle).min()
+        let idle = self.lobby.next_timeout();
+        self.rooms.next_deadline().into_iter().chain(idle).min()
     }
 
     /// The match running in room `code` (the last one, once it is over), for inspection.
     #[must_use]
     pub fn game(&self, code: RoomCode) -> Option<&Match> {
-        self.rooms.get(&code)?.game.as_ref()
+        self.rooms.get(code)?.game()
     }
 
     /// How many rooms are open.
@@ -352,7 +280,7 @@ impl Relay {
     /// How many connections the relay knows.
     #[must_use]
     pub fn connection_count(&self) -> usize {
-        self.conns.len()
+        self.lobby.len()
     }
 
     /// The relay's counters now.
@@ -365,7 +293,7 @@ impl Relay {
     }
 
     fn dispatch(&mut self, now: Timestamp, conn: ConnId, msg: ClientMsg) -> Result<(), ErrorCode> {
-        let greeted = self.conns.get(&conn).is_some_and(|state| state.greeted);
+        let greeted = self.lobby.get(conn).is_some_and(|state| state.greeted);
         match msg {
             ClientMsg::Hello {
                 version,
@@ -405,7 +333,7 @@ impl Relay {
             self.version_mismatch(now, conn, version);
             return Ok(());
         }
-        if let Some(state) = self.conns.get_mut(&conn) {
+        if let Some(state) = self.lobby.get_mut(conn) {
             state.greeted = true;
         }
         tracing::debug!(%conn, client, resume = resume.is_some(), "hello");
@@ -420,43 +348,25 @@ impl Relay {
         }
     }
 
-    /// Puts `conn` back in the seat `token` holds. A connection still in the seat (whose
-    /// failure the relay has not noticed yet) is replaced.
+    /// Puts `conn` back in the seat `token` holds ([`Rooms::resume`]); a connection replaced in
+    /// the seat goes quietly, as the player never left as far as the room knows.
     fn resume(
         &mut self,
         now: Timestamp,
         conn: ConnId,
         token: ResumeToken,
     ) -> Result<(), ErrorCode> {
-        let &(code, seat) = self.tokens.get(&token).ok_or(ErrorCode::ResumeRefused)?;
-        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::ResumeRefused)?;
-        let replaced = room.seats[seat].conn();
-        room.seats[seat] = SeatState::Connected(conn);
-        let color = room.color_of(seat);
-        let joined = ServerMsg::Joined {
-            code,
-            seat: Some(color),
-            resume: Some(token),
-        };
-        self.outbox.send(conn, &joined);
-        room.send_snapshot(now, &mut self.outbox, conn);
-        if replaced.is_none() {
-            let back = ServerMsg::Presence {
-                seat: color,
-                connected: true,
-            };
-            room.broadcast_except(&mut self.outbox, conn, &back);
-        }
+        let (code, seat, replaced) =
+            self.rooms
+                .resume(now, token, conn, &self.config, &mut self.outbox)?;
         tracing::info!(room = %code, %conn, ?seat, "seat resumed");
         self.metrics.resumes += 1;
-        self.set_place(conn, Place::Player { code, seat });
+        self.lobby.set_place(conn, Place::Player { code, seat });
         if let Some(old) = replaced {
-            // The player never left, as far as the room knows: the old connection goes quietly.
-            self.set_place(old, Place::Lobby);
+            self.lobby.set_place(old, Place::Lobby);
             let message = "the seat was resumed on another connection";
             self.close(now, old, DisconnectReason::Kicked, message);
         }
-        self.rearm(code);
         Ok(())
     }
 
@@ -472,25 +382,25 @@ impl Relay {
         let red = match options.seat {
             SeatChoice::Red => Seat::First,
             SeatChoice::Black => Seat::Second,
-            SeatChoice::Random => self.draw_seat(),
+            SeatChoice::Random => self.rooms.draw_seat(),
         };
-        let code = self.open_room(now, options, red);
+        let code = self.rooms.open(now, options, red);
         self.seat_player(code, Seat::First, conn);
         self.count_room(code, Seat::First, conn);
-        if let Some(room) = self.rooms.get_mut(&code) {
+        if let Some(room) = self.rooms.get(code) {
             // A room waiting for its second player is not stored (a restart loses it and
             // refuses its token), so its creator is told at once.
             room.announce(Seat::First, &mut self.outbox);
             room.send_snapshot(now, &mut self.outbox, conn);
         }
-        self.rearm(code);
+        self.rooms.rearm(code, &self.config);
         Ok(())
     }
 
     fn join_room(&mut self, now: Timestamp, conn: ConnId, code: RoomCode) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
-        let room = self.rooms.get(&code).ok_or(ErrorCode::RoomNotFound)?;
-        if room.seats.second.is_taken() {
+        let room = self.rooms.get(code).ok_or(ErrorCode::RoomNotFound)?;
+        if room.is_full() {
             return Err(ErrorCode::RoomFull);
         }
         self.seat_player(code, Seat::Second, conn);
@@ -513,12 +423,12 @@ impl Relay {
         if let Some(first) = partner
             && let Err(code) = self.ensure_room_left(first)
         {
-            self.enter_lobby(now, first);
+            self.lobby.enter(now, first);
             self.refuse(first, code, describe(code));
             partner = self.quick.pair(conn, options);
         }
         let Some(first) = partner else {
-            self.set_place(conn, Place::Queued);
+            self.lobby.set_place(conn, Place::Queued);
             self.outbox.send(conn, &ServerMsg::Queued);
             return Ok(());
         };
@@ -526,8 +436,8 @@ impl Relay {
             seat: SeatChoice::Random,
             ..options
         };
-        let red = self.draw_seat();
-        let code = self.open_room(now, options, red);
+        let red = self.rooms.draw_seat();
+        let code = self.rooms.open(now, options, red);
         self.seat_player(code, Seat::First, first);
         self.seat_player(code, Seat::Second, conn);
         self.count_room(code, Seat::First, first);
@@ -538,8 +448,8 @@ impl Relay {
 
     fn spectate(&mut self, now: Timestamp, conn: ConnId, code: RoomCode) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
-        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::RoomNotFound)?;
-        room.spectators.push(conn);
+        let room = self.rooms.get_mut(code).ok_or(ErrorCode::RoomNotFound)?;
+        room.add_spectator(conn);
         let joined = ServerMsg::Joined {
             code,
             seat: None,
@@ -548,105 +458,57 @@ impl Relay {
         self.outbox.send(conn, &joined);
         room.send_snapshot(now, &mut self.outbox, conn);
         tracing::debug!(room = %code, %conn, "spectating");
-        self.set_place(conn, Place::Spectator { code });
+        self.lobby.set_place(conn, Place::Spectator { code });
         Ok(())
     }
 
     /// Hands a player's action to its room's match, as the action of the sender's seat.
     fn act(&mut self, now: Timestamp, conn: ConnId, action: Action) -> Result<(), ErrorCode> {
         let (code, seat) = self.player(conn)?;
-        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::NotInRoom)?;
-        let by = room.color_of(seat);
-        let game = room.game.as_mut().ok_or(ErrorCode::NoOpponentYet)?;
-        let moves = u16::try_from(game.moves().len()).unwrap_or(u16::MAX);
-        if room.asked[seat]
-            .mark(action)
-            .is_some_and(|mark| moves < *mark)
-        {
-            return Err(ErrorCode::AlreadyAsked);
+        let played = self
+            .rooms
+            .act(now, code, seat, action, &self.config, &mut self.outbox)?;
+        if played {
+            self.metrics.moves_accepted += 1;
         }
-        let result = game.handle(now, action.by(by));
-        if result.is_ok() {
-            if let Some(mark) = room.asked[seat].mark(action) {
-                *mark = moves.saturating_add(1);
-            }
-            if matches!(action, Action::Play(_)) {
-                self.metrics.moves_accepted += 1;
-            }
-        }
-        // Even a refused command may let time catch up (a flag that fell before it arrived).
-        room.flush(&mut self.outbox);
-        self.rearm(code);
-        result.map_err(ErrorCode::Rejected)
+        Ok(())
     }
 
     fn rematch(&mut self, now: Timestamp, conn: ConnId) -> Result<(), ErrorCode> {
         let (code, seat) = self.player(conn)?;
-        let room = self.rooms.get_mut(&code).ok_or(ErrorCode::NotInRoom)?;
+        let room = self.rooms.get_mut(code).ok_or(ErrorCode::NotInRoom)?;
         room.ask_rematch(now, seat, &mut self.outbox)?;
-        self.rearm(code);
+        self.rooms.rearm(code, &self.config);
         Ok(())
     }
 
     fn leave(&mut self, now: Timestamp, conn: ConnId) -> Result<(), ErrorCode> {
-        let place = self.place(conn);
+        let place = self.lobby.place(conn);
         if place == Place::Lobby {
             return Err(ErrorCode::NotInRoom);
         }
         self.detach(now, conn, place);
-        self.enter_lobby(now, conn);
+        self.lobby.enter(now, conn);
         Ok(())
-    }
-
-    /// Puts `conn` back in the lobby, its lobby timeout counting from `now`.
-    fn enter_lobby(&mut self, now: Timestamp, conn: ConnId) {
-        self.set_place(conn, Place::Lobby);
-        if let Some(state) = self.conns.get_mut(&conn) {
-            state.lobby_since = now;
-            if !state.lobby_armed {
-                state.lobby_armed = true;
-                self.lobby
-                    .push(Reverse((now + self.config.lobby_timeout, conn)));
-            }
-        }
-    }
-
-    /// Opens a room with a fresh code and fresh tokens; nobody sits in it yet.
-    fn open_room(&mut self, now: Timestamp, options: RoomOptions, red: Seat) -> RoomCode {
-        let code = loop {
-            let code = RoomCode::from_u64(self.rng.next_u64());
-            if !self.rooms.contains_key(&code) {
-                break code;
-            }
-        };
-        let tokens = Seats {
-            first: self.draw_token(),
-            second: self.draw_token(),
-        };
-        self.rooms
-            .insert(code, Box::new(Room::new(code, options, red, tokens, now)));
-        tracing::info!(room = %code, "room opened");
-        code
     }
 
     /// Seats `conn` at `seat` of room `code`; the room tells it ([`Room::announce`]) once
     /// that is stored.
+    ///
+    /// [`Room::announce`]: crate::room::Room::announce
     fn seat_player(&mut self, code: RoomCode, seat: Seat, conn: ConnId) {
-        let Some(room) = self.rooms.get_mut(&code) else {
-            return;
-        };
-        room.seats[seat] = SeatState::Connected(conn);
-        self.tokens.insert(room.tokens[seat], (code, seat));
-        tracing::debug!(room = %code, %conn, ?seat, "seated");
-        self.set_place(conn, Place::Player { code, seat });
+        if self.rooms.seat(code, seat, conn) {
+            tracing::debug!(room = %code, %conn, ?seat, "seated");
+            self.lobby.set_place(conn, Place::Player { code, seat });
+        }
     }
 
     /// Starts room `code`'s first match and tells the players at `seated` their seats.
     fn begin(&mut self, now: Timestamp, code: RoomCode, seated: &[Seat]) {
-        if let Some(room) = self.rooms.get_mut(&code) {
+        if let Some(room) = self.rooms.get_mut(code) {
             room.begin(now, seated, &mut self.outbox);
         }
-        self.rearm(code);
+        self.rooms.rearm(code, &self.config);
     }
 
     /// Takes `conn` out of wherever it is; a player's seat waits for it, or the room closes if
@@ -656,33 +518,25 @@ impl Relay {
             Place::Lobby => {}
             Place::Queued => self.quick.remove(conn),
             Place::Spectator { code } => {
-                if let Some(room) = self.rooms.get_mut(&code) {
-                    room.spectators.retain(|&spectator| spectator != conn);
+                if let Some(room) = self.rooms.get_mut(code) {
+                    room.remove_spectator(conn);
                 }
             }
             Place::Player { code, seat } => {
-                let Some(room) = self.rooms.get_mut(&code) else {
+                let Some(room) = self.rooms.get_mut(code) else {
                     return;
                 };
-                if room.seats[seat].conn() != Some(conn) {
-                    return;
+                match room.vacate(now, seat, conn, &mut self.outbox) {
+                    Vacated::NotSeated => {}
+                    Vacated::Closing => {
+                        tracing::info!(room = %code, %conn, "creator left a waiting room");
+                        self.close_room(now, code);
+                    }
+                    Vacated::Away => {
+                        tracing::info!(room = %code, %conn, ?seat, "player away");
+                        self.rooms.rearm(code, &self.config);
+                    }
                 }
-                if room.game.is_none() {
-                    // Nobody else has sat down: the room goes with its creator, rather than
-                    // wait for a creator who may not come back and start a match without them.
-                    room.seats[seat] = SeatState::Gone;
-                    tracing::info!(room = %code, %conn, "creator left a waiting room");
-                    self.close_room(now, code);
-                    return;
-                }
-                room.seats[seat] = SeatState::Away(now);
-                let gone = ServerMsg::Presence {
-                    seat: room.color_of(seat),
-                    connected: false,
-                };
-                room.broadcast(&mut self.outbox, &gone);
-                tracing::info!(room = %code, %conn, ?seat, "player away");
-                self.rearm(code);
             }
         }
     }
@@ -690,22 +544,17 @@ impl Relay {
     /// Closes a room that is deserted or expired: its seats' tokens are void, and whoever is
     /// still in it (spectators, a player waiting in an expired room) is sent away.
     fn close_room(&mut self, now: Timestamp, code: RoomCode) {
-        let Some(mut room) = self.rooms.remove(&code) else {
+        let Some(room) = self.rooms.remove(code) else {
             return;
         };
-        self.deadlines.rearm(code, &mut room.armed, None);
-        for seat in SEATS {
-            self.tokens.remove(&room.tokens[seat]);
-        }
-        for conn in SEATS.iter().filter_map(|&seat| room.counted[seat]) {
-            self.uncount_room(conn);
+        for conn in room.counted() {
+            self.quotas.uncount(conn);
         }
         self.outbox.persist(Persist::RoomClosed { code });
         tracing::info!(room = %code, "room closed");
-        let players = SEATS.iter().filter_map(|&seat| room.seats[seat].conn());
-        for conn in players.chain(room.spectators).collect::<Vec<_>>() {
+        for conn in room.recipients().collect::<Vec<_>>() {
             // Out of the room first, so that closing the connection leaves no seat behind.
-            self.set_place(conn, Place::Lobby);
+            self.lobby.set_place(conn, Place::Lobby);
             self.close(now, conn, DisconnectReason::NotFound, "the room closed");
         }
     }
@@ -717,7 +566,7 @@ impl Relay {
     }
 
     fn malformed(&mut self, now: Timestamp, conn: ConnId, err: &DecodeError) {
-        let Some(state) = self.conns.get_mut(&conn) else {
+        let Some(state) = self.lobby.get_mut(conn) else {
             return;
         };
         state.malformed += 1;
@@ -746,11 +595,9 @@ impl Relay {
     }
 
     fn forget(&mut self, now: Timestamp, conn: ConnId) {
-        if let Some(state) = self.conns.remove(&conn) {
-            if let Some(origin) = state.origin.filter(|_| state.rooms_open > 0) {
-                // Its rooms are held for the grace period, still counting against its address.
-                self.departed.insert(conn, (origin, state.rooms_open));
-            }
+        if let Some(state) = self.lobby.remove(conn) {
+            // Its rooms are held for the grace period, still counting against its address.
+            self.quotas.disconnect(conn);
             let secs = now.saturating_duration_since(state.since).as_secs();
             tracing::debug!(%conn, secs, "disconnected");
             self.metrics.disconnected(&state.transport);
@@ -758,79 +605,23 @@ impl Relay {
         }
     }
 
-    /// Moves room `code`'s entry in the deadlines to what the room now waits for.
-    fn rearm(&mut self, code: RoomCode) {
-        if let Some(room) = self.rooms.get_mut(&code) {
-            let next = room.deadline(&self.config);
-            self.deadlines.rearm(code, &mut room.armed, next);
-        }
-    }
-
-    fn place(&self, conn: ConnId) -> Place {
-        self.conns
-            .get(&conn)
-            .map_or(Place::Lobby, |state| state.place)
-    }
-
-    fn set_place(&mut self, conn: ConnId, place: Place) {
-        if let Some(state) = self.conns.get_mut(&conn) {
-            state.place = place;
-        }
-    }
-
-    /// Whether `conn` may make another room open, under
-    /// [`Config::max_rooms_per_connection`], [`Config::max_rooms_per_address`] and
-    /// [`Config::max_rooms`].
+    /// Whether `conn` may make another room open ([`Quotas::check`]).
     fn ensure_room_left(&self, conn: ConnId) -> Result<(), ErrorCode> {
-        let state = self.conns.get(&conn).ok_or(ErrorCode::NotInRoom)?;
-        let from_origin = state
-            .origin
-            .map_or(0, |origin| self.rooms_by_origin.get(&origin));
-        if state.rooms_open >= self.config.max_rooms_per_connection
-            || from_origin >= self.config.max_rooms_per_address
-            || self.rooms.len() >= self.config.max_rooms
-        {
-            return Err(ErrorCode::TooManyRooms);
-        }
-        Ok(())
+        self.quotas.check(conn, self.rooms.len(), &self.config)
     }
 
     /// Counts room `code` against `conn`, which made it open and sits at `seat`, and against
     /// its address.
     fn count_room(&mut self, code: RoomCode, seat: Seat, conn: ConnId) {
-        if let (Some(room), Some(state)) = (self.rooms.get_mut(&code), self.conns.get_mut(&conn)) {
-            room.counted[seat] = Some(conn);
-            state.rooms_open += 1;
-            if let Some(origin) = state.origin {
-                self.rooms_by_origin.add(origin);
-            }
-        }
-    }
-
-    /// A room counted against `conn` closed: `conn` (if still connected) and its address may
-    /// make another open.
-    fn uncount_room(&mut self, conn: ConnId) {
-        let origin = if let Some(state) = self.conns.get_mut(&conn) {
-            state.rooms_open = state.rooms_open.saturating_sub(1);
-            state.origin
-        } else if let Entry::Occupied(mut departed) = self.departed.entry(conn) {
-            let (origin, rooms) = departed.get_mut();
-            let origin = *origin;
-            *rooms -= 1;
-            if *rooms == 0 {
-                departed.remove();
-            }
-            Some(origin)
-        } else {
-            None
-        };
-        if let Some(origin) = origin {
-            self.rooms_by_origin.remove(origin);
+        if let Some(room) = self.rooms.get_mut(code)
+            && self.quotas.count(conn)
+        {
+            room.count_against(seat, conn);
         }
     }
 
     fn ensure_lobby(&self, conn: ConnId) -> Result<(), ErrorCode> {
-        match self.place(conn) {
+        match self.lobby.place(conn) {
             Place::Lobby => Ok(()),
             _ => Err(ErrorCode::AlreadyInRoom),
         }
@@ -838,44 +629,12 @@ impl Relay {
 
     /// The room and seat of a player, or why `conn` is not one.
     fn player(&self, conn: ConnId) -> Result<(RoomCode, Seat), ErrorCode> {
-        match self.place(conn) {
+        match self.lobby.place(conn) {
             Place::Player { code, seat } => Ok((code, seat)),
             Place::Spectator { .. } => Err(ErrorCode::Spectator),
             Place::Lobby | Place::Queued => Err(ErrorCode::NotInRoom),
         }
     }
-
-    fn draw_seat(&mut self) -> Seat {
-        if self.rng.next_u64() & 1 == 0 {
-            Seat::First
-        } else {
-            Seat::Second
-        }
-    }
-
-    /// A fresh secret token (128 random bits: a collision is not worth a check).
-    fn draw_token(&mut self) -> ResumeToken {
-        let mut token = [0; 16];
-        self.rng.fill_bytes(&mut token);
-        ResumeToken(token)
-    }
-}
-
-/// Why [`Relay::restore`] refused a room.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RestoreError {
-    /// The room's journal does not replay (it was edited, or written under other rules).
-    #[error("room {code}: {source}")]
-    Journal {
-        /// The room.
-        code: RoomCode,
-        /// The first entry that does not replay.
-        source: RebuildError,
-    },
-    /// A room with this code is open already.
-    #[error("room {0} is open already")]
-    AlreadyOpen(RoomCode),
 }
 
 /// A refusal in words, for people.
@@ -903,61 +662,4 @@ fn describe(code: ErrorCode) -> String {
         _ => "request refused",
     };
     text.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, codec};
-
-    use super::*;
-
-    /// Leaving rooms in a loop keeps one lobby timer entry per connection, and the timer still
-    /// counts from the last leave.
-    #[test]
-    fn the_lobby_timer_holds_one_entry_per_connection() {
-        let mut relay = Relay::new(Config::default(), [3; 32]);
-        let mut now = Timestamp::from_millis(0);
-        let send = |relay: &mut Relay, now, conn, msg: &ClientMsg| {
-            let frame = codec::to_frame(msg).unwrap_or_else(|e| panic!("{e}"));
-            relay.handle_frame(now, conn, &frame);
-            while relay.poll_output().is_some() {}
-        };
-        let hello = ClientMsg::Hello {
-            version: PROTOCOL_VERSION,
-            client: "test".into(),
-            resume: None,
-        };
-        let (creator, watcher) = (ConnId(1), ConnId(2));
-        for conn in [creator, watcher] {
-            relay.handle_connect(now, conn, "mem", None);
-            send(&mut relay, now, conn, &hello);
-        }
-        send(
-            &mut relay,
-            now,
-            creator,
-            &ClientMsg::CreateRoom(RoomOptions::default()),
-        );
-        let code = relay
-            .rooms
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or_else(|| panic!("no room"));
-        // Under the rate limit, and for longer than the timeout, so entries fall due meanwhile.
-        for _ in 0..300 {
-            now = now + Duration::from_millis(500);
-            send(&mut relay, now, watcher, &ClientMsg::Spectate { code });
-            send(&mut relay, now, watcher, &ClientMsg::Leave);
-        }
-        // The watcher's entry; the creator's went once it was found in its room.
-        assert_eq!(relay.lobby.len(), 1);
-        let left = now;
-        relay.handle_timeout(left + (relay.config.lobby_timeout - Duration::from_millis(1)));
-        assert_eq!(relay.connection_count(), 2);
-        relay.handle_timeout(left + relay.config.lobby_timeout);
-        assert_eq!(relay.connection_count(), 1);
-    }
 }

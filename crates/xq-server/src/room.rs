@@ -11,6 +11,7 @@ use xq_session::{
 
 use xq_store::{OpenRoom, Persist};
 
+use crate::deadlines::Deadlines;
 use crate::output::Outbox;
 use crate::seat::{SEATS, SeatState, Seats};
 use crate::{Config, ConnId};
@@ -22,15 +23,15 @@ use crate::{Config, ConnId};
 /// numbered here and sent to both players and every spectator.
 #[derive(Debug)]
 pub(crate) struct Room {
-    pub(crate) code: RoomCode,
-    pub(crate) options: RoomOptions,
+    code: RoomCode,
+    options: RoomOptions,
     /// The seat playing Red in the current match (or the coming one).
     red: Seat,
     /// Each seat's resume token, drawn when the room opens and valid while the seat is held.
-    pub(crate) tokens: Seats<ResumeToken>,
-    pub(crate) seats: Seats<SeatState>,
-    pub(crate) game: Option<Match>,
-    pub(crate) spectators: Vec<ConnId>,
+    tokens: Seats<ResumeToken>,
+    seats: Seats<SeatState>,
+    game: Option<Match>,
+    spectators: Vec<ConnId>,
     /// The number of the next event of the current match.
     next_seq: u64,
     /// How many of the match's journal entries have gone out as [`Persist::Entry`].
@@ -41,15 +42,15 @@ pub(crate) struct Room {
     /// The seat that has asked for a rematch.
     rematch: Option<Seat>,
     /// When each seat last offered a draw and asked for an undo in the current match.
-    pub(crate) asked: Seats<Asked>,
-    /// The deadline this room has in [`crate::deadlines::Deadlines`].
-    pub(crate) armed: Option<Timestamp>,
+    asked: Seats<Asked>,
+    /// The deadline this room has in [`Deadlines`].
+    armed: Option<Timestamp>,
     /// When it opened (or was restored), for [`Config::waiting_room`].
     opened: Timestamp,
     /// The connections whose [`Config::max_rooms_per_connection`] it counts against while
     /// they and the room are open: whoever made it open, by creating it (the first seat) or
     /// by asking for a quick match (both seats). `None` for a joiner and in restored rooms.
-    pub(crate) counted: Seats<Option<ConnId>>,
+    counted: Seats<Option<ConnId>>,
 }
 
 /// When a seat last offered a draw and last asked for an undo, each as one more than how many
@@ -58,20 +59,31 @@ pub(crate) struct Room {
 /// withdrawing in a loop cannot grow the match's record without end. (Bare `u16`s: the move
 /// limit keeps games far shorter, and the room stays within its size.)
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Asked {
+struct Asked {
     draw: u16,
     undo: u16,
 }
 
 impl Asked {
     /// The mark `action` is limited by, if it asks the opponent something.
-    pub(crate) fn mark(&mut self, action: Action) -> Option<&mut u16> {
+    fn mark(&mut self, action: Action) -> Option<&mut u16> {
         match action {
             Action::OfferDraw => Some(&mut self.draw),
             Action::RequestUndo => Some(&mut self.undo),
             _ => None,
         }
     }
+}
+
+/// What became of a seat whose player went ([`Room::vacate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vacated {
+    /// The player was not in the seat (it resumed on another connection): nothing changed.
+    NotSeated,
+    /// Nobody else had sat down: the seat is lost and the room is to close.
+    Closing,
+    /// The seat waits for its player for the grace period, and the room was told.
+    Away,
 }
 
 impl Room {
@@ -143,6 +155,198 @@ impl Room {
             };
         }
         Ok(room)
+    }
+
+    /// The room's match (the last one, once it is over); `None` until the second seat is taken.
+    pub(crate) fn game(&self) -> Option<&Match> {
+        self.game.as_ref()
+    }
+
+    /// Whether a second player has sat down, so that nobody else may join.
+    pub(crate) fn is_full(&self) -> bool {
+        self.seats.second.is_taken()
+    }
+
+    /// Seats `conn` at `seat` and gives back the seat's resume token, for the relay to find
+    /// the seat by. The room tells the player ([`Room::announce`]) once that is stored.
+    pub(crate) fn seat(&mut self, seat: Seat, conn: ConnId) -> ResumeToken {
+        self.seats[seat] = SeatState::Connected(conn);
+        self.tokens[seat]
+    }
+
+    /// Puts `conn` back in `seat` (its player resumed with the seat's token) and sends it the
+    /// room's state. A connection still in the seat, whose failure the relay has not noticed
+    /// yet, is replaced and given back; otherwise the room hears that the player is back.
+    pub(crate) fn resume(
+        &mut self,
+        now: Timestamp,
+        seat: Seat,
+        conn: ConnId,
+        outbox: &mut Outbox,
+    ) -> Option<ConnId> {
+        let replaced = self.seats[seat].conn();
+        self.seats[seat] = SeatState::Connected(conn);
+        self.announce(seat, outbox);
+        self.send_snapshot(now, outbox, conn);
+        if replaced.is_none() {
+            let back = ServerMsg::Presence {
+                seat: self.color_of(seat),
+                connected: true,
+            };
+            self.broadcast_except(outbox, conn, &back);
+        }
+        replaced
+    }
+
+    /// `conn` left `seat` or its connection failed. Its seat waits for it for the grace period
+    /// and the room is told, unless nobody else has sat down yet: a room goes with its
+    /// creator, rather than wait for a creator who may not come back and start a match
+    /// without them.
+    pub(crate) fn vacate(
+        &mut self,
+        now: Timestamp,
+        seat: Seat,
+        conn: ConnId,
+        outbox: &mut Outbox,
+    ) -> Vacated {
+        if self.seats[seat].conn() != Some(conn) {
+            return Vacated::NotSeated;
+        }
+        if self.game.is_none() {
+            self.seats[seat] = SeatState::Gone;
+            return Vacated::Closing;
+        }
+        self.seats[seat] = SeatState::Away(now);
+        let gone = ServerMsg::Presence {
+            seat: self.color_of(seat),
+            connected: false,
+        };
+        self.broadcast(outbox, &gone);
+        Vacated::Away
+    }
+
+    /// `conn` watches the room from now on.
+    pub(crate) fn add_spectator(&mut self, conn: ConnId) {
+        self.spectators.push(conn);
+    }
+
+    /// `conn` watches the room no more.
+    pub(crate) fn remove_spectator(&mut self, conn: ConnId) {
+        self.spectators.retain(|&spectator| spectator != conn);
+    }
+
+    /// The player at `seat` takes `action`: it is checked against what the seat has asked
+    /// already, then handed to the match as the action of the seat's colour, and what the
+    /// match emits goes out. Whether the match accepted a move, for the metrics.
+    ///
+    /// # Errors
+    ///
+    /// Why the action is refused; a refusal changes nothing, but for time catching up (a
+    /// flag that fell before the action arrived).
+    pub(crate) fn act(
+        &mut self,
+        now: Timestamp,
+        seat: Seat,
+        action: Action,
+        outbox: &mut Outbox,
+    ) -> Result<bool, ErrorCode> {
+        let by = self.color_of(seat);
+        let game = self.game.as_mut().ok_or(ErrorCode::NoOpponentYet)?;
+        let moves = u16::try_from(game.moves().len()).unwrap_or(u16::MAX);
+        if self.asked[seat]
+            .mark(action)
+            .is_some_and(|mark| moves < *mark)
+        {
+            return Err(ErrorCode::AlreadyAsked);
+        }
+        let result = game.handle(now, action.by(by));
+        if result.is_ok()
+            && let Some(mark) = self.asked[seat].mark(action)
+        {
+            *mark = moves.saturating_add(1);
+        }
+        self.flush(outbox);
+        result
+            .map(|()| matches!(action, Action::Play(_)))
+            .map_err(ErrorCode::Rejected)
+    }
+
+    /// Restarts the match's clocks at `now`, after a restart: the time the relay was down is
+    /// charged to nobody.
+    pub(crate) fn resume_clocks(&mut self, now: Timestamp, outbox: &mut Outbox) {
+        if let Some(game) = &mut self.game {
+            // Untimed and finished matches have no clock to restart: they refuse and nothing
+            // changes, which is all that is needed.
+            let _ = game.handle(now, Command::ResumeClocks);
+        }
+        self.flush(outbox);
+    }
+
+    /// Pauses the match's clocks at `now` if they run, for a shutdown, and takes the room out
+    /// of `deadlines`: nothing falls due while they are paused.
+    pub(crate) fn pause_clocks(
+        &mut self,
+        now: Timestamp,
+        deadlines: &mut Deadlines,
+        outbox: &mut Outbox,
+    ) {
+        let Some(game) = self.game.as_mut().filter(|game| game.clocks_running()) else {
+            return;
+        };
+        if let Err(err) = game.handle(now, Command::PauseClocks) {
+            tracing::warn!(room = %self.code, %err, "cannot pause the clocks");
+        }
+        self.flush(outbox);
+        self.disarm(deadlines);
+    }
+
+    /// The resume tokens of the seats still held, with their seats.
+    pub(crate) fn held_tokens(&self) -> impl Iterator<Item = (ResumeToken, Seat)> + '_ {
+        SEATS
+            .into_iter()
+            .filter(|&seat| self.seats[seat].is_held())
+            .map(|seat| (self.tokens[seat], seat))
+    }
+
+    /// The resume tokens of the seats lost, void from now on.
+    pub(crate) fn lost_tokens(&self) -> impl Iterator<Item = ResumeToken> + '_ {
+        SEATS
+            .into_iter()
+            .filter(|&seat| self.seats[seat] == SeatState::Gone)
+            .map(|seat| self.tokens[seat])
+    }
+
+    /// Both seats' resume tokens.
+    pub(crate) fn tokens(&self) -> impl Iterator<Item = ResumeToken> + '_ {
+        SEATS.into_iter().map(|seat| self.tokens[seat])
+    }
+
+    /// Counts the room against `conn`, which made it open and sits at `seat`, for as long as
+    /// both are open.
+    pub(crate) fn count_against(&mut self, seat: Seat, conn: ConnId) {
+        self.counted[seat] = Some(conn);
+    }
+
+    /// The connections the room counts against.
+    pub(crate) fn counted(&self) -> impl Iterator<Item = ConnId> + '_ {
+        SEATS.iter().filter_map(|&seat| self.counted[seat])
+    }
+
+    /// Moves the room's entry in `deadlines` to what the room now waits for.
+    pub(crate) fn rearm(&mut self, deadlines: &mut Deadlines, config: &Config) {
+        let next = self.deadline(config);
+        deadlines.rearm(self.code, &mut self.armed, next);
+    }
+
+    /// Takes the room's entry out of `deadlines`.
+    pub(crate) fn disarm(&mut self, deadlines: &mut Deadlines) {
+        deadlines.rearm(self.code, &mut self.armed, None);
+    }
+
+    /// Notes that `deadlines` gave up the room's entry, as it fell due: the next
+    /// [`rearm`](Self::rearm) makes one afresh, even at the same deadline.
+    pub(crate) fn fell_due(&mut self) {
+        self.armed = None;
     }
 
     /// The colour `seat` plays in the current (or coming) match.
@@ -327,7 +531,7 @@ impl Room {
     }
 
     /// When this room next needs [`Room::handle_timeout`] (or closes as expired).
-    pub(crate) fn deadline(&self, config: &Config) -> Option<Timestamp> {
+    fn deadline(&self, config: &Config) -> Option<Timestamp> {
         let flag = self.game.as_ref().and_then(Match::poll_timeout);
         let grace_over = SEATS
             .iter()

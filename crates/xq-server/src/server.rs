@@ -167,7 +167,7 @@ impl Builder {
     }
 
     /// Sets how many connections the relay holds at once (default 10 000); more are turned
-    /// away at accept with [`xq_protocol::DisconnectReason::RoomFull`].
+    /// away at accept with [`xq_protocol::DisconnectReason::RelayFull`].
     #[must_use]
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections;
@@ -176,7 +176,7 @@ impl Builder {
 
     /// Sets how many connections one source address (IP, whatever the port) may hold at once
     /// (default 64, room for a household or an office behind one NAT); more are turned away at
-    /// accept with [`xq_protocol::DisconnectReason::RoomFull`].
+    /// accept with [`xq_protocol::DisconnectReason::RelayFull`].
     #[must_use]
     pub fn max_connections_per_address(mut self, connections: usize) -> Self {
         self.max_connections_per_address = connections;

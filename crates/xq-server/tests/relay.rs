@@ -354,6 +354,33 @@ fn another_protocol_version_is_disconnected_clearly() {
     ));
 }
 
+/// A connection the driver's caps turn away hears that the relay is full, not that a room
+/// is, and is never served.
+#[test]
+fn a_connection_over_the_caps_is_told_the_relay_is_full() {
+    let mut relay = Relay::new(Config::default(), [9; 32]);
+    relay.refuse_connect(ConnId(1), "the relay is full");
+    let Some(Output::Send { to, frame }) = relay.poll_output() else {
+        panic!("no refusal");
+    };
+    assert_eq!(to, ConnId(1));
+    assert!(matches!(
+        codec::decode(&frame).expect("decodes"),
+        ServerMsg::Disconnect {
+            reason: DisconnectReason::RelayFull,
+            ..
+        }
+    ));
+    assert_eq!(
+        relay.poll_output(),
+        Some(Output::Close {
+            conn: ConnId(1),
+            reason: DisconnectReason::RelayFull
+        })
+    );
+    assert_eq!(relay.connection_count(), 0);
+}
+
 #[test]
 fn nothing_is_served_before_hello_and_hello_comes_once() {
     let mut h = Harness::new();

@@ -421,7 +421,7 @@ fn connections_over_the_caps_are_turned_away_at_accept() {
         assert!(matches!(
             extra.recv().await,
             ServerMsg::Disconnect {
-                reason: DisconnectReason::RoomFull,
+                reason: DisconnectReason::RelayFull,
                 ..
             }
         ));
@@ -453,7 +453,7 @@ async fn refused_over_the_cap(scheme: &str) {
     assert!(matches!(
         extra.recv().await,
         ServerMsg::Disconnect {
-            reason: DisconnectReason::RoomFull,
+            reason: DisconnectReason::RelayFull,
             ..
         }
     ));

@@ -1,8 +1,6 @@
-//! Tests of the mirror against a real match, of the client against a scripted relay, and of
-//! clients against a real relay: resuming a seat from a new client, and life in a room.
+//! Tests of the mirror against a real match and of the client against a scripted relay. (The
+//! client against a real relay is the workspace's `tests/` crate's.)
 
 mod client;
 mod mirror;
-mod resume;
-mod room;
 mod support;
