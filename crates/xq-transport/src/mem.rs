@@ -311,7 +311,7 @@ pub fn connect(name: &str, options: &Options) -> Result<MemConnection, Transport
         .get(name)
         .cloned()
         .ok_or_else(|| TransportError::NoListener(name.to_string()))?;
-    let (server, client) = MemConnection::pair(options);
+    let (client, server) = MemConnection::pair(options);
     tx.try_send(server)
         .map_err(|_| TransportError::NoListener(name.to_string()))?;
     Ok(client)
@@ -479,6 +479,17 @@ mod tests {
             listener.accept().await,
             Err(TransportError::ListenerClosed)
         ));
+    }
+
+    /// The listener's end names the client, and the client's end the listener.
+    #[tokio::test]
+    async fn each_end_names_the_other() {
+        let name = "mem-tests-peer-names";
+        let listener = listen(name, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        let client = connect(name, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        let server = listener.accept().await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(server.peer(), "mem-client");
+        assert_eq!(client.peer(), "mem-server");
     }
 
     #[tokio::test]
