@@ -253,15 +253,16 @@ impl Driver {
         let now = self.now();
         let id = ConnId(self.next_id);
         self.next_id += 1;
-        tracing::debug!(conn = %id, peer = %conn.peer(), %transport, "accepted");
+        let peer = conn.peer();
+        tracing::debug!(conn = %id, %peer, %transport, "accepted");
         self.conns.insert(id, Arc::clone(&conn));
-        match self.admission.admit(id, &conn.peer()) {
+        match self.admission.admit(id, &peer) {
             Ok(origin) => {
                 self.reads.push(NextFrame::new(id, conn));
                 self.relay.handle_connect(now, id, transport, origin);
             }
             Err(why) => {
-                tracing::info!(conn = %id, peer = %conn.peer(), why, "refused");
+                tracing::info!(conn = %id, %peer, why, "refused");
                 self.refused_connections += 1;
                 self.relay.refuse_connect(id, why);
             }

@@ -120,6 +120,7 @@ mod room;
 mod rooms;
 mod seat;
 mod server;
+mod source;
 mod tally;
 
 pub use config::Config;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::TransportError;
+use crate::{Peer, TransportError};
 
 /// A message-oriented connection: frames arrive whole, once and in order, or the connection
 /// fails. Methods take `&self` so one task can receive while others send (share it in an `Arc`).
@@ -57,8 +57,8 @@ pub trait Connection: Send + Sync {
     /// [`TransportError::ClosedLocally`].
     async fn close(&self);
 
-    /// The peer's address as text (`127.0.0.1:7878`, or a mem connection's name).
-    fn peer(&self) -> String;
+    /// Who is at the other end: a socket address, or a mem connection's name.
+    fn peer(&self) -> Peer;
 
     /// Counters for monitoring.
     fn stats(&self) -> ConnectionStats;

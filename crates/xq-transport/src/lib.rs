@@ -38,6 +38,7 @@ mod connection;
 mod error;
 pub mod mem;
 mod options;
+mod peer;
 #[cfg(feature = "quic")]
 mod quic;
 #[cfg(feature = "udp")]
@@ -47,6 +48,7 @@ pub use address::{Address, Verify, reachable};
 pub use connection::{Connection, ConnectionStats, Listener};
 pub use error::TransportError;
 pub use options::Options;
+pub use peer::Peer;
 
 use std::sync::Arc;
 

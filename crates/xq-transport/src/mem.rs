@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 use tokio::time::{Instant, Sleep};
 
-use crate::{Connection, ConnectionStats, Listener, Options, TransportError};
+use crate::{Connection, ConnectionStats, Listener, Options, Peer, TransportError};
 
 /// Frames a connection may queue before `send` waits for the receiver.
 const QUEUE_FRAMES: usize = 1024;
@@ -48,7 +48,7 @@ struct Counters {
 
 /// One end of an in-memory connection.
 pub struct MemConnection {
-    peer: String,
+    peer: Peer,
     tx: AsyncMutex<Option<mpsc::Sender<Frame>>>,
     /// Set by `close` before the channel ends, for the peer to tell a close from a drop.
     goodbye: Arc<AtomicBool>,
@@ -69,7 +69,7 @@ impl MemConnection {
         let ab = Direction::default();
         let ba = Direction::default();
         let end = |peer: &str, tx, rx, sent: &Direction, received: &Direction| Self {
-            peer: peer.to_string(),
+            peer: Peer::Memory(peer.into()),
             tx: AsyncMutex::new(Some(tx)),
             goodbye: Arc::clone(&sent.goodbye),
             inbox: Mutex::new(Inbox {
@@ -231,7 +231,7 @@ impl Connection for MemConnection {
         }
     }
 
-    fn peer(&self) -> String {
+    fn peer(&self) -> Peer {
         self.peer.clone()
     }
 
@@ -488,8 +488,8 @@ mod tests {
         let listener = listen(name, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
         let client = connect(name, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
         let server = listener.accept().await.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(server.peer(), "mem-client");
-        assert_eq!(client.peer(), "mem-server");
+        assert_eq!(server.peer(), Peer::Memory("mem-client".into()));
+        assert_eq!(client.peer(), Peer::Memory("mem-server".into()));
     }
 
     #[tokio::test]

@@ -9,7 +9,9 @@ use xq_transport_quic::{
     ClientConfig, Closed, Error, Fingerprint, Identity, ServerConfig, TransportConfig,
 };
 
-use crate::{Connection, ConnectionStats, Listener, Options, TransportError, Verify, address};
+use crate::{
+    Connection, ConnectionStats, Listener, Options, Peer, TransportError, Verify, address,
+};
 
 fn transport(options: &Options) -> TransportConfig {
     let mut config = TransportConfig::default();
@@ -101,8 +103,8 @@ impl Connection for QuicConnection {
         self.0.close().await;
     }
 
-    fn peer(&self) -> String {
-        self.0.peer_addr().to_string()
+    fn peer(&self) -> Peer {
+        Peer::Socket(self.0.peer_addr())
     }
 
     fn stats(&self) -> ConnectionStats {

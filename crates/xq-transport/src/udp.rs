@@ -9,7 +9,7 @@ use tokio::sync::watch;
 use xq_transport_udp::proto::{ConnectionError, SendError};
 use xq_transport_udp::{Closed, Config, Endpoint, Error};
 
-use crate::{Connection, ConnectionStats, Listener, Options, TransportError, address};
+use crate::{Connection, ConnectionStats, Listener, Options, Peer, TransportError, address};
 
 fn config(options: &Options) -> Config {
     Config {
@@ -82,8 +82,8 @@ impl Connection for UdpConnection {
         self.inner.close().await;
     }
 
-    fn peer(&self) -> String {
-        self.inner.peer_addr().to_string()
+    fn peer(&self) -> Peer {
+        Peer::Socket(self.inner.peer_addr())
     }
 
     fn stats(&self) -> ConnectionStats {

@@ -1,11 +1,12 @@
 //! One conformance suite, run against every transport: frames arrive whole, once and in order,
 //! or the connection reports that it failed.
 
+use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use xq_transport::{Connection, Listener, Options, TransportError, connect, listen};
+use xq_transport::{Address, Connection, Listener, Options, Peer, TransportError, connect, listen};
 
 /// Generous bound for any one test; a hang fails instead of blocking CI.
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
@@ -338,6 +339,29 @@ async fn poll_recv_wakes_its_task(scheme: &str) {
     assert_eq!(read.load(Ordering::Relaxed), 20);
 }
 
+/// Each end names the other with the transport's kind of peer: the listener's address as the
+/// client sees it and the client's socket as the server sees it, or a mem connection's names.
+async fn peers(scheme: &str) {
+    let s = setup(scheme).await;
+    let url = s.listener.local_url();
+    let (host, port) = match url.parse::<Address>() {
+        Ok(Address::Mem { .. }) => {
+            assert_eq!(s.server.peer(), Peer::Memory("mem-client".into()));
+            assert_eq!(s.client.peer(), Peer::Memory("mem-server".into()));
+            return;
+        }
+        Ok(Address::Udp { host, port } | Address::Quic { host, port, .. }) => (host, port),
+        other => panic!("{url}: {other:?}"),
+    };
+    let listener = SocketAddr::new(host.parse().unwrap_or_else(|e| panic!("{e}")), port);
+    assert_eq!(s.client.peer(), Peer::Socket(listener));
+    let Peer::Socket(client) = s.server.peer() else {
+        panic!("{scheme}: {:?}", s.server.peer())
+    };
+    assert_eq!(client.ip(), Ipv4Addr::LOCALHOST);
+    assert!(client.port() != 0 && client.port() != port, "{client}");
+}
+
 /// An idle timeout of `Duration::MAX` means never: every transport serves it.
 async fn idle_timeout_of_never(scheme: &str) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -395,6 +419,8 @@ macro_rules! suite {
 
                 #[test]
                 fn ordering() { run(super::ordering(stringify!($scheme))) }
+                #[test]
+                fn peers() { run(super::peers(stringify!($scheme))) }
                 #[test]
                 fn large_frames() { run(super::large_frames(stringify!($scheme))) }
                 #[test]
@@ -479,7 +505,7 @@ async fn quic_client_settings_come_from_the_url() {
     let (addr, _) = xq_transport::quic_client("quic://127.0.0.1:7879?insecure", &options)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(addr, std::net::SocketAddr::from(([127, 0, 0, 1], 7879)));
+    assert_eq!(addr, SocketAddr::from(([127, 0, 0, 1], 7879)));
 }
 
 /// A QUIC peer whose side is dropped without a close vanished, as a dropped mem peer does: that
