@@ -230,6 +230,7 @@ mod tests {
 
     use xq_server::{Config, ConnId, Output, RateLimit, Relay};
     use xq_session::Timestamp;
+    use xq_transport::Peer;
 
     use crate::script::Scripts;
 
@@ -259,8 +260,9 @@ mod tests {
         /// Connects a new player; it is `self.players[index]`.
         fn connect(&mut self, player: Player) -> usize {
             let conn = ConnId(self.players.len() as u64 + 1);
+            let peer = Peer::Memory("mem-client".into());
             self.relay
-                .handle_connect(Timestamp::from_millis(0), conn, "mem", None);
+                .handle_connect(Timestamp::from_millis(0), conn, "mem", &peer);
             self.players.push((conn, player));
             self.players.len() - 1
         }

@@ -15,6 +15,7 @@ use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMs
 use xq_rules::Color;
 use xq_server::{Config, ConnId, Output, RateLimit, Relay};
 use xq_session::{Action, Event, Match, Timestamp};
+use xq_transport::Peer;
 
 /// Rooms played in turn, as many as a load run's matches: their state does not all fit in
 /// the CPU's caches, as in a loaded relay.
@@ -83,7 +84,10 @@ impl Bench {
             let red = ConnId(2 * index);
             let black = ConnId(2 * index + 1);
             for conn in [red, black] {
-                bench.relay.handle_connect(bench.now(), conn, "bench", None);
+                let peer = Peer::Memory("bench".into());
+                bench
+                    .relay
+                    .handle_connect(bench.now(), conn, "bench", &peer);
                 let hello = ClientMsg::Hello {
                     version: PROTOCOL_VERSION,
                     client: "bench".into(),

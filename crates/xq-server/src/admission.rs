@@ -2,7 +2,6 @@
 //! address.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 
 use xq_transport::Peer;
 
@@ -31,13 +30,9 @@ impl Admission {
         }
     }
 
-    /// Admits `conn` from `peer`, counted against the peer's [`Source`], with the address that
-    /// stands for the peer's host if it has one, or says why not, for the client.
-    pub(crate) fn admit(
-        &mut self,
-        conn: ConnId,
-        peer: &Peer,
-    ) -> Result<Option<IpAddr>, &'static str> {
+    /// Admits `conn` from `peer`, counted against the peer's [`Source`], or says why not, for
+    /// the client.
+    pub(crate) fn admit(&mut self, conn: ConnId, peer: &Peer) -> Result<(), &'static str> {
         if self.conns.len() >= self.max_total {
             return Err("the relay is full");
         }
@@ -47,12 +42,8 @@ impl Admission {
             return Err("too many connections from this address");
         }
         self.by_address.add(address.clone());
-        let ip = match address {
-            Source::Host(ip) => Some(ip),
-            Source::Memory(_) => None,
-        };
         self.conns.insert(conn, address);
-        Ok(ip)
+        Ok(())
     }
 
     /// `conn` is gone (or was never admitted); its place is free.
@@ -74,18 +65,11 @@ mod tests {
         Peer::Socket(addr.parse().unwrap_or_else(|e| panic!("{addr}: {e}")))
     }
 
-    fn ip(ip: &str) -> IpAddr {
-        ip.parse().unwrap_or_else(|e| panic!("{ip}: {e}"))
-    }
-
     /// One IPv4 host's sockets count together, other hosts apart.
     #[test]
     fn caps_per_address_and_in_total() {
         let mut admission = Admission::new(3, 2);
-        assert_eq!(
-            admission.admit(ConnId(1), &at("10.0.0.1:4000")),
-            Ok(Some(ip("10.0.0.1")))
-        );
+        assert!(admission.admit(ConnId(1), &at("10.0.0.1:4000")).is_ok());
         assert!(admission.admit(ConnId(2), &at("10.0.0.1:4001")).is_ok());
         assert!(admission.admit(ConnId(3), &at("10.0.0.1:4002")).is_err());
         assert!(admission.admit(ConnId(4), &at("10.0.0.2:4000")).is_ok());
@@ -95,12 +79,12 @@ mod tests {
         assert!(admission.admit(ConnId(6), &at("10.0.0.1:4003")).is_ok());
     }
 
-    /// In-process peers have no host to give the relay, and count by name.
+    /// In-process peers count by name.
     #[test]
     fn memory_peers_count_by_name() {
         let mem = Peer::Memory("mem-client".into());
         let mut admission = Admission::new(10, 2);
-        assert_eq!(admission.admit(ConnId(1), &mem), Ok(None));
+        assert!(admission.admit(ConnId(1), &mem).is_ok());
         assert!(admission.admit(ConnId(2), &mem).is_ok());
         assert!(admission.admit(ConnId(3), &mem).is_err());
         let other = Peer::Memory("other".into());
@@ -117,8 +101,11 @@ mod tests {
     #[test]
     fn an_ipv6_network_counts_as_one_host() {
         let mut admission = Admission::new(10, 2);
-        let same_host = admission.admit(ConnId(1), &at("[2001:db8:0:1::1]:4000"));
-        assert_eq!(same_host, Ok(Some(ip("2001:db8:0:1::"))));
+        assert!(
+            admission
+                .admit(ConnId(1), &at("[2001:db8:0:1::1]:4000"))
+                .is_ok()
+        );
         assert!(
             admission
                 .admit(ConnId(2), &at("[2001:db8:0:1:ffff::2]:4000"))
@@ -134,8 +121,11 @@ mod tests {
                 .admit(ConnId(4), &at("[2001:db8:0:2::1]:4000"))
                 .is_ok()
         );
-        let mapped = admission.admit(ConnId(5), &at("[::ffff:10.0.0.1]:4000"));
-        assert_eq!(mapped, Ok(Some(ip("10.0.0.1"))));
+        assert!(
+            admission
+                .admit(ConnId(5), &at("[::ffff:10.0.0.1]:4000"))
+                .is_ok()
+        );
         assert!(admission.admit(ConnId(6), &at("10.0.0.1:4001")).is_ok());
         assert!(admission.admit(ConnId(7), &at("10.0.0.1:4002")).is_err());
     }

@@ -257,9 +257,9 @@ impl Driver {
         tracing::debug!(conn = %id, %peer, %transport, "accepted");
         self.conns.insert(id, Arc::clone(&conn));
         match self.admission.admit(id, &peer) {
-            Ok(origin) => {
+            Ok(()) => {
                 self.reads.push(NextFrame::new(id, conn));
-                self.relay.handle_connect(now, id, transport, origin);
+                self.relay.handle_connect(now, id, transport, &peer);
             }
             Err(why) => {
                 tracing::info!(conn = %id, %peer, why, "refused");

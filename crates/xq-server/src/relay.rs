@@ -1,6 +1,5 @@
 //! The relay's sans-IO core: connections in, frames out.
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use xq_protocol::codec::{self, DecodeError};
@@ -10,6 +9,7 @@ use xq_protocol::{
 };
 use xq_session::{Action, Match, Seat, Timestamp};
 use xq_store::{OpenRoom, Persist};
+use xq_transport::Peer;
 
 use crate::conn::Place;
 use crate::lobby::Lobby;
@@ -20,6 +20,7 @@ use crate::quotas::Quotas;
 use crate::room::Vacated;
 use crate::rooms::{Fate, RestoreError, Rooms};
 use crate::seat::SEATS;
+use crate::source::Source;
 use crate::{Config, ConnId};
 
 const SHUTTING_DOWN: &str = "the relay is shutting down";
@@ -50,10 +51,11 @@ const SHUTTING_DOWN: &str = "the relay is shutting down";
 /// use xq_protocol::{ClientMsg, PROTOCOL_VERSION, ServerMsg, codec};
 /// use xq_server::{Config, ConnId, Output, Relay};
 /// use xq_session::Timestamp;
+/// use xq_transport::Peer;
 ///
 /// let mut relay = Relay::new(Config::default(), [7; 32]);
 /// let now = Timestamp::from_millis(0);
-/// relay.handle_connect(now, ConnId(1), "mem", None);
+/// relay.handle_connect(now, ConnId(1), "mem", &Peer::Memory("doc".into()));
 /// let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "doc".into(), resume: None };
 /// relay.handle_frame(now, ConnId(1), &codec::to_frame(&hello)?);
 /// let Some(Output::Send { to, frame }) = relay.poll_output() else { panic!("no answer") };
@@ -124,16 +126,18 @@ impl Relay {
 
     /// A transport accepted connection `conn`; `transport` names it for the logs and the
     /// metrics (`udp`, `quic`, `mem`: pass an `Arc<str>` shared by the transport's connections
-    /// to spare each its own copy), and `origin` is the IP address it came from, which
-    /// [`Config::max_rooms_per_address`] counts by (`None` for an in-process connection). Its
-    /// first frame must be a hello. After [`shutdown`](Self::shutdown) the connection is
-    /// turned away at once.
+    /// to spare each its own copy), and `peer` is who connected
+    /// ([`Connection::peer`](xq_transport::Connection::peer)).
+    /// [`Config::max_rooms_per_address`] counts a [`Peer::Socket`]'s rooms by its host: the IP
+    /// address without the port, an IPv6 address by its /64 network. A [`Peer::Memory`]
+    /// (in-process) is not counted by address. The connection's first frame must be a hello.
+    /// After [`shutdown`](Self::shutdown) it is turned away at once.
     pub fn handle_connect(
         &mut self,
         now: Timestamp,
         conn: ConnId,
         transport: impl Into<Arc<str>>,
-        origin: Option<IpAddr>,
+        peer: &Peer,
     ) {
         if self.shutting_down {
             self.outbox
@@ -141,11 +145,11 @@ impl Relay {
             return;
         }
         let transport = transport.into();
-        tracing::debug!(%conn, %transport, "connected");
+        tracing::debug!(%conn, %transport, %peer, "connected");
         self.metrics.connected(&transport);
         self.lobby
             .connect(now, conn, transport, self.config.rate_limit);
-        self.quotas.connect(conn, origin);
+        self.quotas.connect(conn, Source::of(peer).host());
     }
 
     /// Turns connection `conn` away before it is served, telling it `message`: the driver's

@@ -24,6 +24,15 @@ impl Source {
             Peer::Memory(name) => Self::Memory(Arc::clone(name)),
         }
     }
+
+    /// The address that stands for the host, for a peer across the network; `None` for an
+    /// in-process peer.
+    pub(crate) const fn host(&self) -> Option<IpAddr> {
+        match self {
+            Self::Host(ip) => Some(*ip),
+            Self::Memory(_) => None,
+        }
+    }
 }
 
 /// The address that stands for `ip`'s host: the IP address without the port, so that one
@@ -58,6 +67,7 @@ mod tests {
     #[test]
     fn an_ipv4_host_is_its_address_whatever_the_port() {
         assert_eq!(source("10.0.0.1:4000"), Source::Host(ip("10.0.0.1")));
+        assert_eq!(source("10.0.0.1:4000").host(), Some(ip("10.0.0.1")));
         assert_eq!(source("10.0.0.1:4000"), source("10.0.0.1:4001"));
         assert_ne!(source("10.0.0.1:4000"), source("10.0.0.2:4000"));
         assert_eq!(source("[::ffff:10.0.0.1]:4000"), source("10.0.0.1:4000"));
@@ -84,6 +94,7 @@ mod tests {
     fn an_in_process_peer_is_its_name() {
         let peer = Peer::Memory("mem-client".into());
         assert_eq!(Source::of(&peer), Source::Memory("mem-client".into()));
+        assert_eq!(Source::of(&peer).host(), None);
         assert_ne!(Source::of(&peer), Source::of(&Peer::Memory("other".into())));
     }
 }

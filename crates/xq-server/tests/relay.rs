@@ -2,7 +2,7 @@
 //! No sleeps, no sockets.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use xq_protocol::{
@@ -16,6 +16,7 @@ use xq_session::{
     Action, CommandError, DrawReason, Event, GameResult, Match, Status, TimeControl, Timestamp,
     WinReason,
 };
+use xq_transport::Peer;
 
 const GRACE: Duration = Duration::from_secs(60);
 
@@ -94,26 +95,26 @@ impl Harness {
 
     /// A connection that has not said hello yet.
     fn raw(&mut self) -> ConnId {
-        self.raw_from(None)
+        self.raw_from(&Peer::Memory("mem-client".into()))
     }
 
-    /// A connection from `origin` that has not said hello yet.
-    fn raw_from(&mut self, origin: Option<IpAddr>) -> ConnId {
+    /// A connection from `peer` that has not said hello yet.
+    fn raw_from(&mut self, peer: &Peer) -> ConnId {
         let conn = ConnId(self.next_conn);
         self.next_conn += 1;
-        self.relay.handle_connect(self.now(), conn, "mem", origin);
+        self.relay.handle_connect(self.now(), conn, "mem", peer);
         self.collect();
         conn
     }
 
     /// A connection that said hello and was welcomed.
     fn client(&mut self) -> ConnId {
-        self.client_from(None)
+        self.client_from(&Peer::Memory("mem-client".into()))
     }
 
-    /// A connection from `origin` that said hello and was welcomed.
-    fn client_from(&mut self, origin: Option<IpAddr>) -> ConnId {
-        let conn = self.raw_from(origin);
+    /// A connection from `peer` that said hello and was welcomed.
+    fn client_from(&mut self, peer: &Peer) -> ConnId {
+        let conn = self.raw_from(peer);
         self.send(conn, hello(None));
         assert!(matches!(self.take(conn)[..], [ServerMsg::Welcome { .. }]));
         conn
@@ -283,6 +284,11 @@ fn hello(resume: Option<ResumeToken>) -> ClientMsg {
         client: "test".into(),
         resume,
     }
+}
+
+/// A peer across the network at `ip` and `port`.
+fn at(ip: &str, port: u16) -> Peer {
+    Peer::Socket(SocketAddr::new(ip.parse().expect("an IP address"), port))
 }
 
 fn mv(iccs: &str) -> Move {
@@ -1302,14 +1308,13 @@ fn one_address_may_not_take_every_room() {
         lobby_timeout: 2 * GRACE,
         ..Config::default()
     });
-    let home = Some(IpAddr::from([10, 0, 0, 1]));
-    for _ in 0..2 {
-        let conn = h.client_from(home);
+    for port in [4000, 4001] {
+        let conn = h.client_from(&at("10.0.0.1", port));
         h.joined_room(conn);
         h.disconnect(conn);
     }
     assert_eq!(h.relay.room_count(), 2);
-    let again = h.client_from(home);
+    let again = h.client_from(&at("10.0.0.1", 4002));
     for request in [
         ClientMsg::CreateRoom(RoomOptions::default()),
         ClientMsg::QuickMatch(RoomOptions::default()),
@@ -1317,11 +1322,46 @@ fn one_address_may_not_take_every_room() {
         h.send(again, request);
         assert_eq!(h.error(again), ErrorCode::TooManyRooms);
     }
-    let elsewhere = h.client_from(Some(IpAddr::from([10, 0, 0, 2])));
+    let elsewhere = h.client_from(&at("10.0.0.2", 4000));
     h.joined_room(elsewhere);
     h.advance(GRACE.as_millis() as u64);
     assert_eq!(h.relay.room_count(), 1);
     h.joined_room(again);
+}
+
+/// The address cap counts hosts: an IPv6 host's addresses in one /64 share it, another /64 is
+/// another host, and in-process connections are not counted at all.
+#[test]
+fn the_address_cap_counts_hosts_not_sockets() {
+    let mut h = Harness::with_config(Config {
+        max_rooms_per_address: 1,
+        ..Config::default()
+    });
+    let create = |h: &mut Harness, conn| {
+        h.send(conn, ClientMsg::CreateRoom(RoomOptions::default()));
+        h.take(conn)
+    };
+    let first = h.client_from(&at("2001:db8:0:1::1", 4000));
+    assert!(matches!(
+        create(&mut h, first)[..],
+        [ServerMsg::Joined { .. }, _]
+    ));
+    let neighbour = h.client_from(&at("2001:db8:0:1:ffff::2", 4001));
+    h.send(neighbour, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(h.error(neighbour), ErrorCode::TooManyRooms);
+    let elsewhere = h.client_from(&at("2001:db8:0:2::1", 4000));
+    assert!(matches!(
+        create(&mut h, elsewhere)[..],
+        [ServerMsg::Joined { .. }, _]
+    ));
+    for _ in 0..2 {
+        let local = h.client();
+        assert!(matches!(
+            create(&mut h, local)[..],
+            [ServerMsg::Joined { .. }, _]
+        ));
+    }
+    assert_eq!(h.relay.room_count(), 4);
 }
 
 /// A player waiting for a quick match is checked again when a partner comes: if its address
@@ -1332,14 +1372,13 @@ fn a_waiting_quick_matcher_over_its_address_cap_is_refused_at_pairing() {
         max_rooms_per_address: 1,
         ..Config::default()
     });
-    let home = Some(IpAddr::from([10, 0, 0, 1]));
-    let waiting = h.client_from(home);
+    let waiting = h.client_from(&at("10.0.0.1", 4000));
     h.send(waiting, ClientMsg::QuickMatch(RoomOptions::default()));
     assert_eq!(h.take(waiting), [ServerMsg::Queued]);
-    let creator = h.client_from(home);
+    let creator = h.client_from(&at("10.0.0.1", 4001));
     h.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
     assert!(matches!(h.take(creator)[..], [ServerMsg::Joined { .. }, _]));
-    let partner = h.client_from(Some(IpAddr::from([10, 0, 0, 2])));
+    let partner = h.client_from(&at("10.0.0.2", 4000));
     h.send(partner, ClientMsg::QuickMatch(RoomOptions::default()));
     assert_eq!(h.error(waiting), ErrorCode::TooManyRooms);
     assert_eq!(h.take(partner), [ServerMsg::Queued]);

@@ -13,6 +13,7 @@ use xq_rules::{Move, Square};
 use xq_server::{Config, ConnId, Output, Relay};
 use xq_session::{Action, Event, RepetitionRule, Seat, TimeControl, Timestamp};
 use xq_store::{OpenRoom, Persist, SqliteStore, Storage};
+use xq_transport::Peer;
 
 /// Shorter than the clocks, so a seat nobody resumes is lost before its flag falls.
 const GRACE: Duration = Duration::from_secs(5);
@@ -83,7 +84,8 @@ impl Life {
 
     fn hello(&mut self, store: &mut SqliteStore, conn: ConnId, resume: Option<ResumeToken>) {
         let now = Timestamp::from_millis(self.now);
-        self.relay.handle_connect(now, conn, "mem", None);
+        let peer = Peer::Memory("mem-client".into());
+        self.relay.handle_connect(now, conn, "mem", &peer);
         let hello = ClientMsg::Hello {
             version: PROTOCOL_VERSION,
             client: "restore-test".into(),
