@@ -3,7 +3,8 @@
 
 use xq_client::{ClientError, ClientEvent};
 use xq_protocol::{
-    ClientMsg, ErrorCode, PROTOCOL_VERSION, RoomCode, RoomOptions, ServerMsg, codec,
+    ClientMsg, ErrorCode, PROTOCOL_VERSION, Request, RequestId, RoomCode, RoomOptions, ServerMsg,
+    codec,
 };
 use xq_rules::{IllegalMove, Move, Role, Square};
 use xq_session::{Action, CommandError, Event};
@@ -116,10 +117,13 @@ async fn unknown_rooms_and_malformed_bytes(scheme: Scheme) {
     let raw = xq_transport::connect(relay.url(), &relay.options())
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let hello = ClientMsg::Hello {
-        version: PROTOCOL_VERSION,
-        client: "hostile".into(),
-        resume: None,
+    let hello = Request {
+        id: RequestId(1),
+        msg: ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: "hostile".into(),
+            resume: None,
+        },
     };
     raw.send(codec::to_frame(&hello).unwrap_or_else(|e| panic!("{e}")))
         .await
@@ -137,7 +141,9 @@ async fn unknown_rooms_and_malformed_bytes(scheme: Scheme) {
     ] {
         raw.send(garbage).await.unwrap_or_else(|e| panic!("{e}"));
         match reply(raw.recv().await.unwrap_or_else(|e| panic!("{e}"))) {
+            // A frame that does not decode has no id to answer.
             ServerMsg::Error {
+                id: None,
                 code: ErrorCode::Malformed,
                 ..
             }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::net::UdpSocket;
-use xq_protocol::{ClientMsg, ServerMsg, codec};
+use xq_protocol::{ClientMsg, Request, RequestId, ServerMsg, codec};
 use xq_rules::Color;
 use xq_session::{Action, Match, MatchConfig, Timestamp};
 
@@ -48,10 +48,19 @@ impl FrameSizes {
             .legal_moves()
             .first()
             .context("the start position has moves")?;
-        let command = codec::to_frame(&ClientMsg::Act(Action::Play(mv)))?.len();
+        let play = Request {
+            id: RequestId(1),
+            msg: ClientMsg::Act(Action::Play(mv)),
+        };
+        let command = codec::to_frame(&play)?.len();
         game.handle(Timestamp::from_millis(0), Action::Play(mv).by(Color::Red))?;
         let event = game.poll_event().context("a move makes an event")?;
-        let event = codec::to_frame(&ServerMsg::Event { seq: 0, event })?.len();
+        let event = ServerMsg::Event {
+            seq: 0,
+            event,
+            answers: None,
+        };
+        let event = codec::to_frame(&event)?.len();
         Ok(Self {
             // The header (kind, match, seat) must fit.
             command: command.max(RAW_HEADER),

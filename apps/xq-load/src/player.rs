@@ -1,23 +1,28 @@
-//! One client's side of the protocol conversation, without IO: frames in, frames out.
+//! One scripted player: the client's sans-IO core, driven frame by frame.
 //!
-//! A [`Player`] says hello, creates or joins a room, plays its colour's moves of a [`Script`]
-//! when asked, checks that every event the relay sends is the one the script's match made, and
-//! asks for a rematch at each game's end (the relay swaps the colours). Its driver moves the
-//! frames and decides when to [`play`](Player::play). Calling order: after every
-//! [`handle_frame`](Player::handle_frame) (and after [`new`](Player::new)) drain
-//! [`poll_transmit`](Player::poll_transmit).
+//! A [`Player`] is an [`xq_client::ClientCore`] that creates or joins a room, plays its
+//! colour's moves of a [`Script`] when asked, checks that every event the relay sends is the
+//! one the script's match made, and asks for a rematch at each game's end (the relay swaps
+//! the colours). Its driver moves the frames and decides when to [`play`](Player::play).
+//! Calling order: after every [`handle_frame`](Player::handle_frame) (and after
+//! [`new`](Player::new)) drain [`poll_transmit`](Player::poll_transmit).
+//!
+//! The core's clock stands still at zero: the load has no clocks to show, keeps no connection
+//! alive by pings (its transports do) and never reconnects (a failure is an error of the run).
 
-use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
-use xq_protocol::{
-    ClientMsg, PROTOCOL_VERSION, RoomCode, RoomOptions, SeatChoice, ServerMsg, Snapshot, codec,
-};
+use xq_client::{Answer, ClientCore, ClientEvent, ClientOptions, CoreEvent, ReconnectPolicy};
+use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
 use xq_rules::Color;
-use xq_session::{Action, Event};
+use xq_session::{Action, Event, Timestamp};
 
 use crate::script::Script;
+
+/// The core's time, which stands still: see the [module docs](self).
+const NOW: Timestamp = Timestamp::from_millis(0);
 
 /// How a player enters its room.
 #[derive(Clone, Copy, Debug)]
@@ -46,12 +51,10 @@ pub(crate) enum Heard {
     GameOver,
 }
 
-/// Where the conversation stands.
+/// Where the player stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
-    /// Hello sent, waiting for the welcome.
-    Greeting,
-    /// Entry request sent, waiting for the seat and the room.
+    /// Hello sent, or the entry request: waiting to be seated.
     Entering,
     /// In the room, waiting for the opponent.
     Waiting,
@@ -61,45 +64,47 @@ enum Stage {
     Rematching,
 }
 
-/// A scripted client's protocol state: see the [module docs](self).
+/// A scripted client: see the [module docs](self).
 pub(crate) struct Player {
+    core: ClientCore,
     entry: Entry,
     script: Arc<Script>,
     stage: Stage,
-    room: Option<RoomCode>,
     color: Color,
     /// The script's events the relay has sent in the current game.
     heard: usize,
     /// Whether the move the script has next was sent.
     sent: bool,
-    transmit: VecDeque<Vec<u8>>,
 }
 
 impl Player {
     /// A player that will enter by `entry` and play `script` game after game; its hello is
     /// queued.
-    pub(crate) fn new(entry: Entry, script: Arc<Script>) -> Result<Self> {
-        let mut player = Self {
+    pub(crate) fn new(entry: Entry, script: Arc<Script>) -> Self {
+        let mut core = ClientCore::new(ClientOptions {
+            name: concat!("xq-load/", env!("CARGO_PKG_VERSION")).to_string(),
+            reconnect: ReconnectPolicy {
+                period: Duration::ZERO,
+                ..ReconnectPolicy::default()
+            },
+            keepalive: None,
+            ..ClientOptions::default()
+        });
+        core.handle_connected(NOW);
+        Self {
+            core,
             entry,
             script,
-            stage: Stage::Greeting,
-            room: None,
+            stage: Stage::Entering,
             color: Color::Red,
             heard: 0,
             sent: false,
-            transmit: VecDeque::new(),
-        };
-        player.queue(&ClientMsg::Hello {
-            version: PROTOCOL_VERSION,
-            client: concat!("xq-load/", env!("CARGO_PKG_VERSION")).to_string(),
-            resume: None,
-        })?;
-        Ok(player)
+        }
     }
 
     /// The room's code, once seated.
-    pub(crate) const fn room(&self) -> Option<RoomCode> {
-        self.room
+    pub(crate) fn room(&self) -> Option<RoomCode> {
+        self.core.room().map(|room| room.code)
     }
 
     /// Whether the script's next move is this player's to send.
@@ -113,6 +118,10 @@ impl Player {
     }
 
     /// The frame of the script's next move, if it is this player's to send.
+    ///
+    /// # Errors
+    ///
+    /// Why the core could not send it (it is not connected).
     pub(crate) fn play(&mut self) -> Result<Option<Vec<u8>>> {
         if !self.is_to_move() {
             return Ok(None);
@@ -120,74 +129,92 @@ impl Player {
         let Some(&Event::MovePlayed { mv, .. }) = self.script.events().get(self.heard) else {
             return Ok(None);
         };
+        self.core.act(Action::Play(mv))?;
         self.sent = true;
-        Ok(Some(codec::to_frame(&ClientMsg::Act(Action::Play(mv)))?))
+        Ok(self.core.poll_transmit())
     }
 
-    /// Takes in a frame from the relay.
+    /// Takes in a frame from the relay; returns the last thing of note it told.
     ///
     /// # Errors
     ///
-    /// A frame that does not decode, a refusal or a disconnect, a message that does not fit
-    /// the conversation, and an event other than the one the script has next.
+    /// A frame that does not decode, a refusal or a disconnect, a room that does not fit the
+    /// script, and an event other than the one the script has next.
     pub(crate) fn handle_frame(&mut self, frame: &[u8]) -> Result<Heard> {
-        let msg = codec::decode(frame)?;
-        Ok(match (self.stage, msg) {
-            (_, ServerMsg::Error { code, message }) => bail!("refused ({code:?}): {message}"),
-            (_, ServerMsg::Disconnect { reason, message }) => {
-                bail!("disconnected ({reason:?}): {message}")
+        self.core.handle_frame(NOW, frame);
+        let mut heard = Heard::Nothing;
+        while let Some(event) = self.core.poll_event() {
+            match self.take(event)? {
+                Heard::Nothing => {}
+                news => heard = news,
             }
-            (Stage::Greeting, ServerMsg::Welcome { .. }) => {
-                let request = match self.entry {
-                    Entry::Create => ClientMsg::CreateRoom(RoomOptions {
-                        seat: SeatChoice::Red,
-                        ..RoomOptions::default()
-                    }),
-                    Entry::Join(code) => ClientMsg::JoinRoom { code },
-                };
-                self.queue(&request)?;
-                self.stage = Stage::Entering;
-                Heard::Nothing
-            }
-            (
-                Stage::Entering | Stage::Waiting | Stage::Rematching,
-                ServerMsg::Joined {
-                    code,
-                    seat: Some(color),
-                    ..
-                },
-            ) => {
-                self.room = Some(code);
-                self.color = color;
-                Heard::Nothing
-            }
-            (Stage::Entering | Stage::Waiting | Stage::Rematching, ServerMsg::Snapshot(room))
-                if self.room.is_some() =>
-            {
-                self.enter(&room)?
-            }
-            (Stage::Rematching, ServerMsg::RematchRequested { .. }) => Heard::Nothing,
-            (Stage::Playing, ServerMsg::Event { event, .. }) => self.follow(&event)?,
-            (stage, other) => bail!("unexpected while {stage:?}: {other:?}"),
-        })
+        }
+        Ok(heard)
     }
 
     /// The next frame to send.
     pub(crate) fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.transmit.pop_front()
+        self.core.poll_transmit()
     }
 
-    /// Takes in the room's snapshot: a game begins once both seats are taken.
-    fn enter(&mut self, room: &Snapshot) -> Result<Heard> {
+    /// Takes in one of the core's events.
+    fn take(&mut self, event: CoreEvent) -> Result<Heard> {
+        Ok(match event {
+            CoreEvent::Answered {
+                outcome: Ok(Answer::Welcome),
+                ..
+            } => {
+                match self.entry {
+                    Entry::Create => self.core.create(RoomOptions {
+                        seat: SeatChoice::Red,
+                        ..RoomOptions::default()
+                    }),
+                    Entry::Join(code) => self.core.join(code),
+                }?;
+                Heard::Nothing
+            }
+            CoreEvent::Answered {
+                outcome: Ok(Answer::Entered(room)),
+                ..
+            } => {
+                self.color = room.seat.context("seated as a player")?;
+                self.begin()?
+            }
+            CoreEvent::Answered { outcome: Ok(_), .. } => Heard::Nothing,
+            CoreEvent::Client(ClientEvent::RematchRequested { .. })
+                if self.stage == Stage::Rematching =>
+            {
+                Heard::Nothing
+            }
+            CoreEvent::Client(ClientEvent::MatchStarted) if self.stage == Stage::Waiting => {
+                self.begin()?
+            }
+            CoreEvent::Client(ClientEvent::MatchStarted) => Heard::Nothing,
+            CoreEvent::Client(ClientEvent::RematchStarted { seat }) => {
+                self.color = seat.context("still a player")?;
+                self.begin()?
+            }
+            CoreEvent::Client(ClientEvent::Match { event, .. }) => self.follow(&event)?,
+            CoreEvent::Answered {
+                outcome: Err(error),
+                ..
+            } => bail!("refused: {error}"),
+            other => bail!("unexpected while {:?}: {other:?}", self.stage),
+        })
+    }
+
+    /// Checks the room's match: a game begins once both seats are taken.
+    fn begin(&mut self) -> Result<Heard> {
+        let mirror = self.core.mirror().context("a room has a mirror")?;
         ensure!(
-            room.config == *self.script.config(),
+            mirror.config() == self.script.config(),
             "the relay plays under other rules than the scripted games"
         );
         ensure!(
-            room.moves.is_empty() && room.status.result().is_none(),
+            mirror.moves().is_empty() && mirror.status().is_ongoing(),
             "the room is not at the start of a game"
         );
-        if !(room.seats.red.taken && room.seats.black.taken) {
+        if !mirror.is_full() {
             self.stage = Stage::Waiting;
             return Ok(Heard::Seated);
         }
@@ -210,23 +237,20 @@ impl Player {
         self.heard += 1;
         self.sent = false;
         if let Event::GameOver(_) = event {
-            self.queue(&ClientMsg::Rematch)?;
+            self.core.rematch()?;
             self.stage = Stage::Rematching;
             return Ok(Heard::GameOver);
         }
         let last = matches!(events.get(self.heard), Some(Event::GameOver(_)));
         Ok(Heard::Moved { last })
     }
-
-    fn queue(&mut self, msg: &ClientMsg) -> Result<()> {
-        self.transmit.push_back(codec::to_frame(msg)?);
-        Ok(())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use xq_protocol::{ServerMsg, codec};
 
     use xq_server::{Config, ConnId, Output, RateLimit, Relay};
     use xq_session::Timestamp;
@@ -315,13 +339,13 @@ mod tests {
         let scripts = Scripts::new(7)?;
         let script = scripts.pick(0);
         let mut table = Table::new();
-        let creator = table.connect(Player::new(Entry::Create, Arc::clone(&script))?);
+        let creator = table.connect(Player::new(Entry::Create, Arc::clone(&script)));
         assert_eq!(table.drive(creator, None)?, [vec![Heard::Seated]]);
         let code = table.players[creator]
             .1
             .room()
             .context("the creator is seated")?;
-        let joiner = table.connect(Player::new(Entry::Join(code), Arc::clone(&script))?);
+        let joiner = table.connect(Player::new(Entry::Join(code), Arc::clone(&script)));
         assert_eq!(
             table.drive(joiner, None)?,
             [vec![Heard::Ready], vec![Heard::Ready]]
@@ -365,7 +389,7 @@ mod tests {
     #[test]
     fn refuses_events_off_the_script() -> Result<()> {
         let scripts = Scripts::new(7)?;
-        let mut player = Player::new(Entry::Create, scripts.pick(0))?;
+        let mut player = Player::new(Entry::Create, scripts.pick(0));
         player.stage = Stage::Playing;
         let other = scripts.pick(1);
         let event = other
@@ -375,9 +399,10 @@ mod tests {
         let frame = codec::to_frame(&ServerMsg::Event {
             seq: 0,
             event: event.context("another first event")?.clone(),
+            answers: None,
         })?;
         assert!(player.handle_frame(&frame).is_err());
-        let mut fresh = Player::new(Entry::Create, scripts.pick(0))?;
+        let mut fresh = Player::new(Entry::Create, scripts.pick(0));
         let frame = codec::to_frame(&ServerMsg::RematchRequested { by: Color::Red })?;
         assert!(fresh.handle_frame(&frame).is_err());
         assert!(fresh.handle_frame(b"not a frame").is_err());

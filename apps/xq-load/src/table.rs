@@ -25,7 +25,7 @@ impl Client {
     /// Connects and starts the conversation.
     async fn connect(dialer: &Dialer, entry: Entry, script: Arc<Script>) -> Result<Self> {
         let mut client = Self {
-            player: Player::new(entry, script)?,
+            player: Player::new(entry, script),
             link: dialer.connect().await?,
         };
         client.flush().await?;

@@ -7,13 +7,14 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdout, Command};
 use xq_protocol::{
-    ClientMsg, DisconnectReason, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
-    ServerMsg, codec,
+    ClientMsg, DisconnectReason, PROTOCOL_VERSION, Request, RequestId, ResumeToken, RoomCode,
+    RoomOptions, SeatChoice, ServerMsg, codec,
 };
 use xq_rules::Move;
 use xq_rules::iccs::Iccs;
@@ -192,6 +193,15 @@ fn help_lists_the_flags() {
     }
 }
 
+/// The frame of `msg` in a request with an id of its own (counting up across the tests), and
+/// that id.
+fn request(msg: ClientMsg) -> (RequestId, Vec<u8>) {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    let id = RequestId(NEXT.fetch_add(1, Ordering::Relaxed));
+    let frame = codec::to_frame(&Request { id, msg }).expect("encodes");
+    (id, frame)
+}
+
 /// A player over raw UDP: its connection, room and resume token.
 struct Player {
     conn: Arc<dyn Connection>,
@@ -200,19 +210,21 @@ struct Player {
 }
 
 impl Player {
-    async fn send(&self, msg: &ClientMsg) {
-        let frame = codec::to_frame(msg).expect("encodes");
+    /// Sends `msg` in a request; returns its id.
+    async fn send(&self, msg: ClientMsg) -> RequestId {
+        let (id, frame) = request(msg);
         self.conn.send(frame).await.expect("send");
+        id
     }
 
     async fn recv(&self) -> ServerMsg {
         codec::decode(&self.conn.recv().await.expect("recv")).expect("decodes")
     }
 
-    async fn play(&self, text: &str) {
+    async fn play(&self, text: &str) -> RequestId {
         let iccs: Iccs = text.parse().expect("ICCS");
         let mv = Move::new(iccs.from, iccs.to);
-        self.send(&ClientMsg::Act(Action::Play(mv))).await;
+        self.send(ClientMsg::Act(Action::Play(mv))).await
     }
 
     /// Reads messages until a match event that `pred` accepts.
@@ -242,16 +254,17 @@ async fn hello_with(url: &str, resume: Option<ResumeToken>) -> Arc<dyn Connectio
     let conn = xq_transport::connect(url, &Options::default())
         .await
         .unwrap_or_else(|e| panic!("connect {url}: {e}"));
-    let hello = ClientMsg::Hello {
+    let (id, hello) = request(ClientMsg::Hello {
         version: PROTOCOL_VERSION,
         client: "relay-test".into(),
         resume,
-    };
-    conn.send(codec::to_frame(&hello).expect("encodes"))
-        .await
-        .expect("send");
+    });
+    conn.send(hello).await.expect("send");
     let welcome: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
-    assert!(matches!(welcome, ServerMsg::Welcome { .. }), "{welcome:?}");
+    assert!(
+        matches!(welcome, ServerMsg::Welcome { id: answered, .. } if answered == id),
+        "{welcome:?}"
+    );
     conn
 }
 
@@ -265,11 +278,11 @@ async fn seat(url: &str, join: Option<RoomCode>) -> Player {
         }),
         Some(code) => ClientMsg::JoinRoom { code },
     };
-    conn.send(codec::to_frame(&msg).expect("encodes"))
-        .await
-        .expect("send");
+    let (id, frame) = request(msg);
+    conn.send(frame).await.expect("send");
     let joined: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
     let ServerMsg::Joined {
+        id: Some(answered),
         code,
         seat: Some(_),
         resume: Some(token),
@@ -277,6 +290,7 @@ async fn seat(url: &str, join: Option<RoomCode>) -> Player {
     else {
         panic!("expected joined, got {joined:?}");
     };
+    assert_eq!(answered, id);
     let player = Player { conn, code, token };
     assert!(matches!(player.recv().await, ServerMsg::Snapshot(_)));
     player
@@ -338,7 +352,7 @@ async fn a_relay_killed_mid_game_loses_no_acknowledged_move() {
                 .wait_for(|e| matches!(e, Event::MovePlayed { ply: 7, .. }))
                 .await;
         }
-        black.send(&ClientMsg::Act(Action::Resign)).await;
+        black.send(ClientMsg::Act(Action::Resign)).await;
         red.wait_for(|e| matches!(e, Event::GameOver(_))).await;
         terminate(&mut relay).await;
 
@@ -418,9 +432,10 @@ async fn serves_its_counters_to_a_prometheus_scrape() {
         black.play("h9g7").await;
         red.wait_for(|e| matches!(e, Event::MovePlayed { ply: 2, .. }))
             .await;
-        black.play("b9c7").await;
+        let refused = black.play("b9c7").await;
         loop {
-            if let ServerMsg::Error { .. } = black.recv().await {
+            if let ServerMsg::Error { id, .. } = black.recv().await {
+                assert_eq!(id, Some(refused));
                 break;
             }
         }

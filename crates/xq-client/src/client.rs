@@ -1,41 +1,41 @@
-//! The async client: one connection to a relay, one room at a time.
+//! The async client: the sans-IO core driven over one transport connection on tokio.
 
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::{Instant, timeout_at};
-use xq_protocol::{ClientMsg, ResumeToken, RoomCode, RoomOptions};
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, timeout};
+use xq_protocol::{RequestId, ResumeToken, RoomCode, RoomOptions};
 use xq_rules::Move;
 use xq_session::Action;
-use xq_transport::Connection;
 
-use crate::driver::Driver;
-use crate::state::{Entry, EntryKind, Leaving, Link, Shared, State};
-use crate::{ClientError, ClientEvent, ClientOptions, Mirror, Room, link};
+use crate::driver::{self, Driver, Shared};
+use crate::{Answer, ClientCore, ClientError, ClientEvent, ClientOptions, Mirror, Room};
 
 /// A connection to a relay, over any transport, with a mirror of the room's match that stays
-/// in step and a connection that restores itself.
+/// in step and a connection that restores itself: a [`ClientCore`] that a background task
+/// drives over the transport.
 ///
-/// A background task (spawned on the current tokio runtime) reads the relay's messages: it
-/// applies them to the [`Mirror`] and reports them as [`ClientEvent`]s, in order, through
-/// [`next_event`](Self::next_event). When the connection fails it reconnects, with pauses
-/// that grow, for [`crate::ReconnectPolicy::period`]; a player resumes its seat with the
-/// relay's resume token and a spectator watches again, and the mirror is rebuilt from the
-/// relay's snapshot, so nothing is missed and nothing is applied twice.
+/// The task (spawned on the current tokio runtime) feeds the core the relay's frames and the
+/// time, sends what the core says, and reports the core's events as [`ClientEvent`]s, in
+/// order, through [`next_event`](Self::next_event). When the connection fails the core
+/// reconnects, with pauses that grow, for [`crate::ReconnectPolicy::period`]; a player resumes
+/// its seat with the relay's resume token and a spectator watches again, and the mirror is
+/// rebuilt from the relay's snapshot, so nothing is missed and nothing is applied twice.
 ///
-/// Commands are sent as they are asked for and are not queued: while the connection is down
-/// they fail at once with [`ClientError::NotConnected`]. The relay refuses a command with a
+/// Actions are sent as they are asked for and are not queued: while the connection is down
+/// they fail at once with [`ClientError::NotConnected`]. The relay refuses an action with a
 /// [`ClientEvent::Rejected`]; an accepted one comes back as a [`ClientEvent::Match`] event.
+/// Room requests and leaving wait for the relay's answer to their own request id.
 ///
 /// Dropping the client stops its task and closes the connection; [`close`](Self::close) also
 /// tells the relay that it leaves.
 pub struct Client {
     shared: Arc<Shared>,
-    /// Held while sending, so that nothing comes between a room request and its fence.
-    sending: tokio::sync::Mutex<()>,
     events: mpsc::UnboundedReceiver<ClientEvent>,
     /// Stops the driver when set or dropped.
     shutdown: watch::Sender<bool>,
+    driver: std::sync::Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Client {
@@ -49,9 +49,9 @@ impl Client {
     /// [`ClientOptions::handshake_timeout`], otherwise the transport's error. The first
     /// connection is not retried.
     pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
-        let deadline = Instant::now() + options.handshake_timeout;
-        let conn = link::open(url, &options, None, deadline).await?;
-        Ok(Self::start(url, options, conn, None))
+        Self::open(url, ClientCore::new(options))
+            .await
+            .map(|(client, _)| client)
     }
 
     /// Connects to the relay at `url` and takes back the seat that `token` holds: the way
@@ -111,23 +111,9 @@ impl Client {
         token: ResumeToken,
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
-        let deadline = Instant::now() + options.handshake_timeout;
-        let conn = link::open(url, &options, Some(token), deadline).await?;
-        let (reply, answer) = oneshot::channel();
-        // The relay answers the hello's token with `Joined` and a snapshot, or a refusal, as
-        // it does when the driver resumes; a new connection has no earlier request to fence.
-        let entry = Entry {
-            kind: EntryKind::Request(reply),
-            fence: None,
-            joined: false,
-            starts_match: false,
-        };
-        let client = Self::start(url, options, conn, Some(entry));
-        timeout_at(deadline, answer)
+        Self::open(url, ClientCore::resuming(options, token))
             .await
-            .map_err(|_| ClientError::Timeout)?
-            .unwrap_or(Err(ClientError::Closed))?;
-        Ok(client)
+            .map(|(client, _)| client)
     }
 
     /// Creates a room and takes a seat in it. The match begins when someone joins
@@ -138,7 +124,7 @@ impl Client {
     /// [`ClientError::Refused`] with the relay's reason, or why the request could not be sent
     /// or answered.
     pub async fn create(&self, options: RoomOptions) -> Result<Room, ClientError> {
-        self.enter(ClientMsg::CreateRoom(options)).await
+        self.enter(|core| core.create(options)).await
     }
 
     /// Takes the free seat of the room with this code; the match begins at once
@@ -148,7 +134,7 @@ impl Client {
     ///
     /// As [`create`](Self::create) (an unknown code is refused with `RoomNotFound`).
     pub async fn join(&self, code: RoomCode) -> Result<Room, ClientError> {
-        self.enter(ClientMsg::JoinRoom { code }).await
+        self.enter(|core| core.join(code)).await
     }
 
     /// Waits to be paired with the next player who asks the same, then plays the colour the
@@ -159,7 +145,7 @@ impl Client {
     ///
     /// As [`create`](Self::create).
     pub async fn quick_match(&self, options: RoomOptions) -> Result<Room, ClientError> {
-        self.enter(ClientMsg::QuickMatch(options)).await
+        self.enter(|core| core.quick_match(options)).await
     }
 
     /// Watches the room with this code: its mirror and every event, no commands.
@@ -168,7 +154,7 @@ impl Client {
     ///
     /// As [`create`](Self::create).
     pub async fn spectate(&self, code: RoomCode) -> Result<Room, ClientError> {
-        self.enter(ClientMsg::Spectate { code }).await
+        self.enter(|core| core.spectate(code)).await
     }
 
     /// Plays a move.
@@ -177,7 +163,7 @@ impl Client {
     ///
     /// [`ClientError::NotSeated`] without a seat, or why the command could not be sent.
     pub async fn play(&self, mv: Move) -> Result<(), ClientError> {
-        self.act_seated(Action::Play(mv)).await
+        self.act_seated(Action::Play(mv))
     }
 
     /// Asks the opponent to take back this player's last move (and the reply, if any).
@@ -186,7 +172,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn request_undo(&self) -> Result<(), ClientError> {
-        self.act_seated(Action::RequestUndo).await
+        self.act_seated(Action::RequestUndo)
     }
 
     /// Accepts or declines the opponent's undo request.
@@ -195,7 +181,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn answer_undo(&self, accept: bool) -> Result<(), ClientError> {
-        self.act_seated(Action::AnswerUndo { accept }).await
+        self.act_seated(Action::AnswerUndo { accept })
     }
 
     /// Offers a draw.
@@ -204,7 +190,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn offer_draw(&self) -> Result<(), ClientError> {
-        self.act_seated(Action::OfferDraw).await
+        self.act_seated(Action::OfferDraw)
     }
 
     /// Accepts or declines the opponent's draw offer.
@@ -213,7 +199,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn answer_draw(&self, accept: bool) -> Result<(), ClientError> {
-        self.act_seated(Action::AnswerDraw { accept }).await
+        self.act_seated(Action::AnswerDraw { accept })
     }
 
     /// Resigns the game.
@@ -222,7 +208,7 @@ impl Client {
     ///
     /// As [`play`](Self::play).
     pub async fn resign(&self) -> Result<(), ClientError> {
-        self.act_seated(Action::Resign).await
+        self.act_seated(Action::Resign)
     }
 
     /// Leaves the room and stays connected, free to create, join, quick match or spectate
@@ -253,25 +239,7 @@ impl Client {
     /// as after any failure (leave again after [`ClientEvent::Reconnected`]); otherwise why
     /// the request could not be sent. A refused or failed leave changes nothing.
     pub async fn leave(&self) -> Result<(), ClientError> {
-        let (reply, answer) = oneshot::channel();
-        self.request(answer, |state| {
-            if state.room.is_none() {
-                return Err(ClientError::NotInRoom);
-            }
-            let fence = state.next_fence();
-            let done = state.next_fence();
-            state.leaving = Some(Leaving {
-                reply,
-                fence: Some(fence),
-                done,
-            });
-            Ok(vec![
-                ClientMsg::Ping { nonce: fence },
-                ClientMsg::Leave,
-                ClientMsg::Ping { nonce: done },
-            ])
-        })
-        .await
+        self.ask(ClientCore::leave).await.map(drop)
     }
 
     /// Asks for a rematch once the game is over (or agrees to the opponent's request).
@@ -280,7 +248,7 @@ impl Client {
     ///
     /// Why the request could not be sent.
     pub async fn rematch(&self) -> Result<(), ClientError> {
-        self.send(&ClientMsg::Rematch).await
+        self.shared.request(ClientCore::rematch).map(drop)
     }
 
     /// Sends any action exactly as given, for actions without a helper (withdrawing a
@@ -292,7 +260,7 @@ impl Client {
     ///
     /// Why the action could not be sent.
     pub async fn act(&self, action: Action) -> Result<(), ClientError> {
-        self.send(&ClientMsg::Act(action)).await
+        self.shared.request(|core| core.act(action)).map(drop)
     }
 
     /// The next event, waiting for one; `None` once the client is closed and every event has
@@ -309,13 +277,13 @@ impl Client {
     /// A copy of the mirror of the room's match, once the client is in a room.
     #[must_use]
     pub fn mirror(&self) -> Option<Mirror> {
-        self.shared.lock().mirror.clone()
+        self.shared.lock().core.mirror().cloned()
     }
 
     /// The room this client is in, and its colour there.
     #[must_use]
     pub fn room(&self) -> Option<Room> {
-        self.shared.lock().room.map(|seating| seating.room)
+        self.shared.lock().core.room()
     }
 
     /// The secret that takes this client's seat back with [`Client::resume`]; `None` outside
@@ -327,117 +295,86 @@ impl Client {
     /// [`ResumeToken`]'s public field, and its `Debug` output hides them.
     #[must_use]
     pub fn resume_token(&self) -> Option<ResumeToken> {
-        self.shared.lock().room.and_then(|seating| seating.token)
+        self.shared.lock().core.resume_token()
     }
 
     /// Whether commands can be sent now (connected and in step with the relay).
     #[must_use]
     pub fn is_connected(&self) -> bool {
-        matches!(self.shared.lock().link, Link::Up(_))
+        self.shared.lock().core.is_connected()
     }
 
     /// Leaves the room (the relay holds the seat for its grace period) and closes the
     /// connection. The event stream ends after the events already received.
     pub async fn close(&self) {
-        let (conn, in_room) = {
-            let mut state = self.shared.lock();
-            let link = std::mem::replace(&mut state.link, Link::Closed);
-            (link, state.room.is_some())
-        };
-        if let Link::Up(conn) = conn {
-            if in_room {
-                // Best effort: the relay notices the closed connection anyway.
-                let _ = link::send(&*conn, &ClientMsg::Leave).await;
-            }
-            conn.close().await;
-        }
+        self.shared.lock().core.close();
         self.shutdown.send_replace(true);
+        let driver = self
+            .driver
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(driver) = driver {
+            // The driver sends the leave and closes the connection before it ends.
+            let _ = driver.await;
+        }
     }
 
-    /// Starts the driver over `conn`, a connection the relay has welcomed. `entry` is a room
-    /// entry whose answer is the next thing the relay sends, in place before the driver reads.
-    fn start(
-        url: &str,
-        options: ClientOptions,
-        conn: Arc<dyn Connection>,
-        entry: Option<Entry>,
-    ) -> Self {
-        let shared = Shared::new(Arc::clone(&conn), entry);
+    /// Connects the transport, starts the driver over it, and waits for the answer to the
+    /// core's first hello.
+    async fn open(url: &str, mut core: ClientCore) -> Result<(Self, Answer), ClientError> {
+        let handshake = core.options().handshake_timeout;
+        let conn = timeout(
+            handshake,
+            xq_transport::connect(url, &core.options().transport),
+        )
+        .await
+        .map_err(|_| ClientError::Timeout)??;
+        let origin = Instant::now();
+        let hello = core.handle_connected(driver::stamp(origin, origin));
+        let (shared, answer) = Shared::new(core, origin, hello);
         let (sender, events) = mpsc::unbounded_channel();
         let (shutdown, stopped) = watch::channel(false);
-        let driver = Driver::new(Arc::clone(&shared), sender, url.to_string(), options, conn);
-        tokio::spawn(driver.run(stopped));
-        Self {
+        let driver = Driver::new(Arc::clone(&shared), sender, url.to_string(), conn);
+        let client = Self {
             shared,
-            sending: tokio::sync::Mutex::new(()),
             events,
             shutdown,
-        }
+            driver: std::sync::Mutex::new(Some(tokio::spawn(driver.run(stopped)))),
+        };
+        // The core times the handshake out itself; the answer always comes.
+        let answer = answer.await.unwrap_or(Err(ClientError::Closed))?;
+        Ok((client, answer))
     }
 
     /// Sends an action of this client's seat.
-    async fn act_seated(&self, action: Action) -> Result<(), ClientError> {
+    fn act_seated(&self, action: Action) -> Result<(), ClientError> {
         self.room()
             .and_then(|room| room.seat)
             .ok_or(ClientError::NotSeated)?;
-        self.act(action).await
+        self.shared.request(|core| core.act(action)).map(drop)
     }
 
-    /// Sends a request to enter a room, behind a fence ([`Entry::fence`]), and waits for
-    /// `Joined` and the snapshot.
-    async fn enter(&self, msg: ClientMsg) -> Result<Room, ClientError> {
-        let starts_match = matches!(msg, ClientMsg::JoinRoom { .. } | ClientMsg::QuickMatch(_));
-        let (reply, answer) = oneshot::channel();
-        self.request(answer, |state| {
-            let fence = state.next_fence();
-            state.entry = Some(Entry {
-                kind: EntryKind::Request(reply),
-                fence: Some(fence),
-                joined: false,
-                starts_match,
-            });
-            Ok(vec![ClientMsg::Ping { nonce: fence }, msg])
-        })
-        .await
-    }
-
-    /// Sends a request that the driver answers from what the relay says, and waits for the
-    /// answer on `answer`. `register` puts the request in the state and gives the messages
-    /// that make it, fences included, which are sent in one turn so that nothing comes between
-    /// them. A request that cannot be sent is withdrawn.
-    async fn request<T>(
+    /// Sends a room request and waits for the room it enters.
+    async fn enter(
         &self,
-        answer: oneshot::Receiver<Result<T, ClientError>>,
-        register: impl FnOnce(&mut State) -> Result<Vec<ClientMsg>, ClientError>,
-    ) -> Result<T, ClientError> {
-        let turn = self.sending.lock().await;
-        let (conn, msgs) = {
-            let mut state = self.shared.lock();
-            let conn = state.connection()?;
-            if state.is_waiting() {
-                return Err(ClientError::RequestPending);
-            }
-            (conn, register(&mut state)?)
-        };
-        let sent = async {
-            for msg in &msgs {
-                link::send(&*conn, msg).await?;
-            }
-            Ok(())
+        request: impl FnOnce(&mut ClientCore) -> Result<RequestId, ClientError>,
+    ) -> Result<Room, ClientError> {
+        match self.ask(request).await? {
+            Answer::Entered(room) => Ok(room),
+            _ => Err(ClientError::Unexpected { expected: "joined" }),
         }
-        .await;
-        drop(turn);
-        if let Err(error) = sent {
-            drop(answer);
-            self.shared.lock().withdraw_abandoned();
-            return Err(error);
-        }
+    }
+
+    /// Makes a request of the core and waits for the relay's answer to it.
+    async fn ask(
+        &self,
+        request: impl FnOnce(&mut ClientCore) -> Result<RequestId, ClientError>,
+    ) -> Result<Answer, ClientError> {
+        let answer = self.shared.request_answered(request)?;
         answer.await.unwrap_or(Err(ClientError::Closed))
     }
-
-    async fn send(&self, msg: &ClientMsg) -> Result<(), ClientError> {
-        let _turn = self.sending.lock().await;
-        let conn = self.shared.lock().connection()?;
-        link::send(&*conn, msg).await
-    }
 }
+
+/// The answer to one request, when it comes.
+pub(crate) type Waiter = oneshot::Sender<Result<Answer, ClientError>>;

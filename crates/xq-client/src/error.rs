@@ -2,6 +2,7 @@
 
 use xq_protocol::codec::{DecodeError, EncodeError};
 use xq_protocol::{DisconnectReason, ErrorCode, PROTOCOL_VERSION};
+#[cfg(feature = "tokio")]
 use xq_transport::TransportError;
 
 use crate::MirrorError;
@@ -11,6 +12,7 @@ use crate::MirrorError;
 #[non_exhaustive]
 pub enum ClientError {
     /// The transport failed: nobody listening, handshake failure, connection lost…
+    #[cfg(feature = "tokio")]
     #[error(transparent)]
     Transport(#[from] TransportError),
     /// The relay speaks another protocol version (`None` when it only said so).
@@ -83,8 +85,9 @@ impl ClientError {
     /// would only repeat) are final.
     pub(crate) const fn is_transient(&self) -> bool {
         match self {
-            Self::Transport(_)
-            | Self::Decode(_)
+            #[cfg(feature = "tokio")]
+            Self::Transport(_) => true,
+            Self::Decode(_)
             | Self::Unexpected { .. }
             | Self::Timeout
             | Self::Mirror(_)

@@ -8,9 +8,13 @@
 //!   seat's resume token for the relay's grace period. A program restarted while seated
 //!   takes its seat back with [`Client::resume`] and the token it saved from
 //!   [`Client::resume_token`].
-//! - [`Mirror`] is the sans-IO side: the match rebuilt from a snapshot and advanced by the
-//!   relay's numbered events (position, legal moves, moves played, clocks, pending offers,
-//!   presence, result), and its game record for PGN ([`Mirror::record`]). It does no IO and
+//! - [`ClientCore`] is the whole conversation with the relay as a sans-IO state machine:
+//!   hello, rooms, actions, rematch, leave, keep-alive pings, reconnecting and resuming the
+//!   seat, with an id on every request. `Client` drives it; so can a browser, a load
+//!   generator driving thousands from one task, or a test scripting every frame.
+//! - [`Mirror`] is the room as the core holds it: the match rebuilt from a snapshot and
+//!   advanced by the relay's numbered events (position, legal moves, moves played, clocks,
+//!   pending offers, presence, result), and its game record for PGN ([`Mirror::record`]). It does no IO and
 //!   reads no clock; any program that receives the protocol's messages can use it on its own.
 //!
 //! The client never decides anything about the game: the relay is the only authority, and
@@ -53,21 +57,26 @@
 //!
 //! # Feature flags
 //!
-//! None. The transports are those `xq-transport` is built with (all by default).
+//! - `tokio` (default): the async [`Client`], the core driven over any `xq-transport`
+//!   connection on tokio. The transports are those `xq-transport` is built with (all by
+//!   default). Without it the crate is [`ClientCore`] and [`Mirror`], with no IO and no clock,
+//!   and builds for `wasm32-unknown-unknown`.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "tokio")]
 mod client;
+mod core;
+#[cfg(feature = "tokio")]
 mod driver;
 mod error;
 mod event;
-mod link;
 mod mirror;
 mod options;
-mod reconnect;
-mod state;
 
+#[cfg(feature = "tokio")]
 pub use client::Client;
+pub use core::{Answer, ClientCore, CoreEvent, Keepalive};
 pub use error::ClientError;
 pub use event::{ClientEvent, Room};
 pub use mirror::{Applied, Mirror, MirrorError};

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::Keepalive;
+
 /// Client settings. The defaults suit the relay: reconnecting stops when the relay would give
 /// the seat up anyway.
 #[derive(Clone, Debug)]
@@ -9,11 +11,15 @@ pub struct ClientOptions {
     /// The name sent in the hello, for the relay's logs.
     pub name: String,
     /// Settings of the transport underneath.
+    #[cfg(feature = "tokio")]
     pub transport: xq_transport::Options,
     /// How long one connection attempt (transport handshake, hello and welcome) may take.
     pub handshake_timeout: Duration,
     /// What to do when the connection fails.
     pub reconnect: ReconnectPolicy,
+    /// Pings to a relay that has gone quiet, and how long a silence fails the connection;
+    /// `None` leaves liveness to the transport.
+    pub keepalive: Option<Keepalive>,
 }
 
 /// How a client restores a failed connection: attempts at growing intervals, the first one at
@@ -33,9 +39,11 @@ impl Default for ClientOptions {
     fn default() -> Self {
         Self {
             name: concat!("xq-client/", env!("CARGO_PKG_VERSION")).to_string(),
+            #[cfg(feature = "tokio")]
             transport: xq_transport::Options::default(),
             handshake_timeout: Duration::from_secs(10),
             reconnect: ReconnectPolicy::default(),
+            keepalive: Some(Keepalive::default()),
         }
     }
 }

@@ -14,6 +14,18 @@
 //!
 //! Every relay and client follows this order; the relay is the only authority.
 //!
+//! 0. **Requests and answers.** A client sends [`Request`]s: a [`ClientMsg`] with a
+//!    [`RequestId`] of its choosing. Each request gets exactly one answer naming its id:
+//!    [`ServerMsg::Welcome`] for a hello, [`ServerMsg::Joined`] for entering a room (or
+//!    [`ServerMsg::Queued`] for a quick match that has to wait), [`ServerMsg::Pong`] for a
+//!    ping, [`ServerMsg::Done`] for a leave or a rematch, for an accepted action the first
+//!    [`ServerMsg::Event`] it made (its `answers` field, in the copy the actor receives), and
+//!    [`ServerMsg::Error`] for any refusal. Everything else the relay sends (a snapshot after
+//!    `Joined`, the other players' events, presence, a pairing found later) names no request.
+//!    Two refusals name none either: of a frame that did not decode (its id could not be
+//!    read), and of a quick match that waited, when its pairing fails (its request was
+//!    answered by `Queued`). A [`ServerMsg::Disconnect`] answers nothing: it ends the
+//!    connection.
 //! 1. **Hello.** The client's first frame is [`ClientMsg::Hello`]. Another protocol version gets
 //!    [`ServerMsg::Disconnect`] with [`DisconnectReason::VersionMismatch`] and the connection is
 //!    closed; otherwise the relay answers [`ServerMsg::Welcome`]. Anything else before the hello,
@@ -21,8 +33,10 @@
 //! 2. **Resume.** A hello with a resume token whose seat is still held (within the reconnect
 //!    grace period, on any transport) is followed by [`ServerMsg::Joined`] (the same token) and
 //!    a [`ServerMsg::Snapshot`]; the opponent receives [`ServerMsg::Presence`] with
-//!    `connected: true`. An unknown or expired token gets [`ErrorCode::ResumeRefused`]; the
-//!    connection stays usable.
+//!    `connected: true`; those two name no request (the welcome answered the hello). A hello
+//!    whose token is unknown or expired is refused as a whole with
+//!    [`ErrorCode::ResumeRefused`]: the connection stays open, and a hello without the token
+//!    greets it.
 //! 3. **Rooms.** [`ClientMsg::CreateRoom`] answers `Joined` (code, seat, token) and a snapshot
 //!    of a room waiting for its second player (no clock runs yet), or
 //!    [`ErrorCode::InvalidOptions`] for options out of range ([`RoomOptions::check`]).
@@ -45,7 +59,8 @@
 //!    [`Snapshot::next_seq`] is the number of the next event. A client mirrors the snapshot and
 //!    then applies exactly the events numbered from `next_seq` on, so after a resume nothing is
 //!    missing and nothing is applied twice.
-//! 6. **Presence.** When a player's connection fails (or it sends [`ClientMsg::Leave`]) the
+//! 6. **Presence.** When a player's connection fails (or it sends [`ClientMsg::Leave`], which
+//!    is answered by [`ServerMsg::Done`], after which nothing more of the room arrives) the
 //!    opponent and spectators get `Presence { connected: false }`; the seat is held for the
 //!    grace period, after which the session's abandonment rule ends the game.
 //! 7. **Rematch.** After the game, [`ClientMsg::Rematch`] from one player is announced as
@@ -54,23 +69,28 @@
 //!    snapshot (numbering starts again at 0). Asking during a game gets
 //!    [`ErrorCode::GameNotOver`].
 //! 8. **Liveness and exit.** [`ClientMsg::Ping`] gets [`ServerMsg::Pong`]. Frames that do not
-//!    decode get [`ErrorCode::Malformed`]; a relay may disconnect a client that keeps sending
-//!    them ([`DisconnectReason::Malformed`]). A relay shutting down sends
-//!    [`DisconnectReason::ShuttingDown`] to everyone.
+//!    decode get [`ErrorCode::Malformed`] (with no id: none could be read); a relay may
+//!    disconnect a client that keeps sending them ([`DisconnectReason::Malformed`]). A relay
+//!    shutting down sends
+//!    [`DisconnectReason::ShuttingDown`] to everyone; a connection refused at the relay's caps
+//!    gets [`DisconnectReason::RelayFull`].
 //!
 //! # Examples
 //!
 //! ```
-//! use xq_protocol::{ClientMsg, PROTOCOL_VERSION, codec};
+//! use xq_protocol::{ClientMsg, PROTOCOL_VERSION, Request, RequestId, codec};
 //!
-//! let hello = ClientMsg::Hello {
-//!     version: PROTOCOL_VERSION,
-//!     client: "example".into(),
-//!     resume: None,
+//! let hello = Request {
+//!     id: RequestId(1),
+//!     msg: ClientMsg::Hello {
+//!         version: PROTOCOL_VERSION,
+//!         client: "example".into(),
+//!         resume: None,
+//!     },
 //! };
 //! let mut frame = Vec::new();
 //! codec::encode(&hello, &mut frame)?;
-//! assert_eq!(codec::decode::<ClientMsg>(&frame)?, hello);
+//! assert_eq!(codec::decode::<Request>(&frame)?, hello);
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -87,7 +107,7 @@ mod room;
 mod snapshot;
 
 pub use error::{DisconnectReason, ErrorCode};
-pub use message::{ClientMsg, ServerMsg};
+pub use message::{ClientMsg, Request, RequestId, ServerMsg};
 pub use room::{MIN_CLOCK, ParseRoomCodeError, ResumeToken, RoomCode, RoomOptions, SeatChoice};
 pub use snapshot::{SeatInfo, Snapshot};
 
@@ -101,5 +121,7 @@ pub use snapshot::{SeatInfo, Snapshot};
 /// Asian repetition rules: [`RoomOptions::repetition`] (also in the snapshot's
 /// configuration) and [`xq_session::WinReason::PerpetualChase`]; version 5 colourless player
 /// actions ([`ClientMsg::Act`] in place of a command naming its colour, without the refusals
-/// that only a colour could earn) and the undos granted in the snapshot.
+/// that only a colour could earn), the undos granted in the snapshot, request ids on every
+/// request and answer ([`Request`], [`ServerMsg::Done`]) and
+/// [`DisconnectReason::RelayFull`].
 pub const PROTOCOL_VERSION: u8 = 5;

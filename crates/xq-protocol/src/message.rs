@@ -1,4 +1,4 @@
-//! The two message enums.
+//! What clients and the relay say: a client's request with its id, and the relay's messages.
 
 use serde::{Deserialize, Serialize};
 use xq_rules::Color;
@@ -6,7 +6,31 @@ use xq_session::{Action, Event};
 
 use crate::{DisconnectReason, ErrorCode, ResumeToken, RoomCode, RoomOptions, Snapshot};
 
-/// What a client sends.
+/// The number a client gives a request. The relay's answer names it, so a client matches
+/// answers to requests without counting messages; the relay never reads more into it (a client
+/// may reuse numbers, at the cost of telling its own answers apart).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct RequestId(pub u32);
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// What a client sends: one request, and the id its answer will name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// Chosen by the client; see [`RequestId`].
+    pub id: RequestId,
+    /// What the client asks.
+    pub msg: ClientMsg,
+}
+
+/// What a client asks. It travels inside a [`Request`]; each is answered by exactly one
+/// message naming the request's id (the crate docs list which).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum ClientMsg {
@@ -41,12 +65,10 @@ pub enum ClientMsg {
     /// Asks for (or agrees to) a rematch once the game is over: when both seats have asked, a
     /// new match starts in the same room with the colours swapped.
     Rematch,
-    /// Asks for a [`ServerMsg::Pong`] with the same nonce (latency and liveness).
-    Ping {
-        /// Echoed back.
-        nonce: u64,
-    },
-    /// Leaves the room; the seat is kept until the reconnect grace period ends. A room whose
+    /// Asks for a [`ServerMsg::Pong`] (latency and liveness).
+    Ping,
+    /// Leaves the room, answered by [`ServerMsg::Done`] after which nothing more of the room
+    /// arrives; the seat is kept until the reconnect grace period ends. A room whose
     /// second seat nobody has taken yet closes instead, as it does when its creator's
     /// connection drops.
     Leave,
@@ -58,6 +80,8 @@ pub enum ClientMsg {
 pub enum ServerMsg {
     /// The answer to a compatible [`ClientMsg::Hello`].
     Welcome {
+        /// The hello's request.
+        id: RequestId,
         /// The relay's [`crate::PROTOCOL_VERSION`].
         version: u8,
         /// The relay's name and version, for logs.
@@ -65,6 +89,10 @@ pub enum ServerMsg {
     },
     /// The client is in a room now: as a player with a seat, or as a spectator.
     Joined {
+        /// The request this answers (create, join, quick match when paired at once,
+        /// spectate); `None` when nothing the client asked just then brought it here (a quick
+        /// match paired later, a resume after the welcome, a rematch).
+        id: Option<RequestId>,
         /// The room's join code.
         code: RoomCode,
         /// The seat's colour; `None` for a spectator.
@@ -72,8 +100,11 @@ pub enum ServerMsg {
         /// Present for players: the token that takes the seat back after a disconnect.
         resume: Option<ResumeToken>,
     },
-    /// Quick match: waiting for an opponent.
-    Queued,
+    /// Quick match: waiting for an opponent; the pairing comes later as `Joined`.
+    Queued {
+        /// The quick match request.
+        id: RequestId,
+    },
     /// The whole state of the room, sent on join, on resume and when a match (re)starts.
     /// Events that follow carry sequence numbers after [`Snapshot::next_seq`].
     Snapshot(Box<Snapshot>),
@@ -83,6 +114,9 @@ pub enum ServerMsg {
         seq: u64,
         /// What happened.
         event: Event,
+        /// To the player whose action caused it, on the first event the action made: that
+        /// action's request, which this answers. `None` for everyone else.
+        answers: Option<RequestId>,
     },
     /// The seat of this colour lost or regained its connection.
     Presence {
@@ -98,11 +132,19 @@ pub enum ServerMsg {
     },
     /// The answer to a [`ClientMsg::Ping`].
     Pong {
-        /// The ping's nonce.
-        nonce: u64,
+        /// The ping's request.
+        id: RequestId,
+    },
+    /// The request was carried out, and what it changed, if anything, comes in messages of
+    /// its own: the answer to [`ClientMsg::Leave`] and [`ClientMsg::Rematch`].
+    Done {
+        /// The request.
+        id: RequestId,
     },
     /// A request was refused; nothing changed. Only the sender receives it.
     Error {
+        /// The refused request; `None` for a frame that did not decode, whose id is unknown.
+        id: Option<RequestId>,
         /// What went wrong, for programs.
         code: ErrorCode,
         /// What went wrong, for people.

@@ -6,8 +6,8 @@ use std::time::Duration;
 use proptest::prelude::*;
 use xq_protocol::codec::{self, DecodeError, MAX_FRAME_SIZE};
 use xq_protocol::{
-    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions,
-    SeatChoice, SeatInfo, ServerMsg, Snapshot,
+    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, Request, RequestId, ResumeToken,
+    RoomCode, RoomOptions, SeatChoice, SeatInfo, ServerMsg, Snapshot,
 };
 use xq_rules::{ByColor, Color};
 use xq_session::{
@@ -105,20 +105,35 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
         }),
         Just(ClientMsg::Rematch),
         Just(ClientMsg::Leave),
-        any::<u64>().prop_map(|nonce| ClientMsg::Ping { nonce }),
+        Just(ClientMsg::Ping),
     ]
+}
+
+fn request_id() -> impl Strategy<Value = RequestId> {
+    any::<u32>().prop_map(RequestId)
+}
+
+/// A request with any id, so ids of every encoded length.
+fn request() -> impl Strategy<Value = Request> {
+    (request_id(), client_msg()).prop_map(|(id, msg)| Request { id, msg })
 }
 
 fn server_msg() -> impl Strategy<Value = ServerMsg> {
     prop_oneof![
-        (any::<u64>(), 1usize..60).prop_map(|(seed, plies)| {
-            let (_, events) = played(seed, plies);
-            let event = events
-                .last()
-                .cloned()
-                .unwrap_or(xq_session::Event::UndoLapsed);
-            ServerMsg::Event { seq: seed, event }
-        }),
+        (any::<u64>(), 1usize..60, proptest::option::of(request_id())).prop_map(
+            |(seed, plies, answers)| {
+                let (_, events) = played(seed, plies);
+                let event = events
+                    .last()
+                    .cloned()
+                    .unwrap_or(xq_session::Event::UndoLapsed);
+                ServerMsg::Event {
+                    seq: seed,
+                    event,
+                    answers,
+                }
+            }
+        ),
         (
             any::<u64>(),
             0usize..150,
@@ -149,20 +164,25 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 }))
             }),
         (
+            proptest::option::of(request_id()),
             any::<u64>(),
             proptest::option::of(color()),
             any::<[u8; 16]>()
         )
-            .prop_map(|(n, seat, token)| {
+            .prop_map(|(id, n, seat, token)| {
                 ServerMsg::Joined {
+                    id,
                     code: RoomCode::from_u64(n),
                     seat,
                     resume: Some(ResumeToken(token)),
                 }
             }),
-        ".{0,60}".prop_map(|message| ServerMsg::Error {
-            code: ErrorCode::Rejected(CommandError::CannotAnswerOwnRequest),
-            message,
+        (proptest::option::of(request_id()), ".{0,60}").prop_map(|(id, message)| {
+            ServerMsg::Error {
+                id,
+                code: ErrorCode::Rejected(CommandError::CannotAnswerOwnRequest),
+                message,
+            }
         }),
         Just(ServerMsg::Disconnect {
             reason: DisconnectReason::RateLimited,
@@ -170,7 +190,16 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         }),
         (color(), any::<bool>())
             .prop_map(|(seat, connected)| ServerMsg::Presence { seat, connected }),
-        any::<u64>().prop_map(|nonce| ServerMsg::Pong { nonce }),
+        request_id().prop_map(|id| ServerMsg::Pong { id }),
+        request_id().prop_map(|id| ServerMsg::Done { id }),
+        request_id().prop_map(|id| ServerMsg::Queued { id }),
+        (request_id(), any::<u8>(), ".{0,40}").prop_map(|(id, version, server)| {
+            ServerMsg::Welcome {
+                id,
+                version,
+                server,
+            }
+        }),
     ]
 }
 
@@ -178,9 +207,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn client_messages_round_trip(msg in client_msg()) {
+    fn requests_round_trip(msg in request()) {
         let frame = codec::to_frame(&msg)?;
-        prop_assert_eq!(codec::decode::<ClientMsg>(&frame)?, msg);
+        prop_assert_eq!(codec::decode::<Request>(&frame)?, msg);
     }
 
     #[test]
@@ -191,7 +220,7 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
-        let _ = codec::decode::<ClientMsg>(&bytes);
+        let _ = codec::decode::<Request>(&bytes);
         let _ = codec::decode::<ServerMsg>(&bytes);
     }
 
@@ -208,12 +237,14 @@ proptest! {
 
     #[test]
     fn integers_in_more_bytes_than_needed_are_refused(
+        id in 0u32..251,
         client in client_msg(),
         server in server_msg(),
         marker in 251u8..=252,
     ) {
-        // Every frame's second byte is its variant's tag, a u32 below 251 and so one byte.
-        // Widened to the 2 or 4 bytes after `marker`, it still reads as the same number.
+        // A request's second byte is its id and a server message's its variant's tag, each a
+        // u32 below 251 and so one byte. Widened to the 2 or 4 bytes after `marker`, it still
+        // reads as the same number.
         let widen = |frame: Vec<u8>| {
             let width = if marker == 251 { 2 } else { 4 };
             let mut widened = vec![frame[0], marker];
@@ -221,8 +252,8 @@ proptest! {
             widened.extend_from_slice(&frame[2..]);
             widened
         };
-        let client = widen(codec::to_frame(&client)?);
-        prop_assert!(matches!(codec::decode::<ClientMsg>(&client), Err(DecodeError::NonCanonical)));
+        let client = widen(codec::to_frame(&Request { id: RequestId(id), msg: client })?);
+        prop_assert!(matches!(codec::decode::<Request>(&client), Err(DecodeError::NonCanonical)));
         let server = widen(codec::to_frame(&server)?);
         prop_assert!(matches!(codec::decode::<ServerMsg>(&server), Err(DecodeError::NonCanonical)));
     }
@@ -231,45 +262,56 @@ proptest! {
 #[test]
 fn hostile_lengths_and_versions_are_typed_errors() {
     assert!(matches!(
-        codec::decode::<ClientMsg>(&[]),
+        codec::decode::<Request>(&[]),
         Err(DecodeError::Empty)
     ));
     let other = PROTOCOL_VERSION + 1;
     assert!(matches!(
-        codec::decode::<ClientMsg>(&[other, 0]),
+        codec::decode::<Request>(&[other, 0]),
         Err(DecodeError::Version { found }) if found == other
     ));
-    // A hello whose name claims 2^32 bytes: refused by the limit, nothing that size allocated.
-    let huge = [PROTOCOL_VERSION, 0, 1, 252, 0xff, 0xff, 0xff, 0xff];
+    // A hello (request 0) whose name claims 2^32 bytes: refused by the limit, nothing that
+    // size allocated.
+    let huge = [PROTOCOL_VERSION, 0, 0, 1, 252, 0xff, 0xff, 0xff, 0xff];
     assert!(matches!(
-        codec::decode::<ClientMsg>(&huge),
+        codec::decode::<Request>(&huge),
         Err(DecodeError::Malformed(_))
     ));
     let too_big = vec![1u8; MAX_FRAME_SIZE + 1];
     assert!(matches!(
-        codec::decode::<ClientMsg>(&too_big),
+        codec::decode::<Request>(&too_big),
         Err(DecodeError::TooLarge { .. })
     ));
     // An unknown variant tag.
     assert!(matches!(
-        codec::decode::<ClientMsg>(&[PROTOCOL_VERSION, 200]),
+        codec::decode::<Request>(&[PROTOCOL_VERSION, 0, 200]),
         Err(DecodeError::Malformed(_))
     ));
     // A move to square 90 does not exist.
     assert!(matches!(
-        codec::decode::<ClientMsg>(&[PROTOCOL_VERSION, 5, 0, 25, 90]),
+        codec::decode::<Request>(&[PROTOCOL_VERSION, 0, 5, 0, 25, 90]),
         Err(DecodeError::Malformed(_))
     ));
-    // A zero written as the three bytes `fb 00 00` (found by the codec fuzz target).
+    // A zero written as the three bytes `fb 00 00` (found by the codec fuzz target): as a
+    // welcome's tag, and as a request's id.
     assert!(matches!(
-        codec::decode::<ServerMsg>(&[PROTOCOL_VERSION, 251, 0, 0, 0, 0]),
+        codec::decode::<ServerMsg>(&[PROTOCOL_VERSION, 251, 0, 0, 0, 0, 0]),
         Err(DecodeError::NonCanonical)
     ));
+    assert!(matches!(
+        codec::decode::<Request>(&[PROTOCOL_VERSION, 251, 0, 0, 7]),
+        Err(DecodeError::NonCanonical)
+    ));
+    // A request cut off after its id.
+    assert!(matches!(
+        codec::decode::<Request>(&[PROTOCOL_VERSION, 9]),
+        Err(DecodeError::Malformed(_))
+    ));
     // A room code with a look-alike symbol.
-    let mut join = vec![PROTOCOL_VERSION, 2, 6];
+    let mut join = vec![PROTOCOL_VERSION, 0, 2, 6];
     join.extend_from_slice(b"ABCDE0");
     assert!(matches!(
-        codec::decode::<ClientMsg>(&join),
+        codec::decode::<Request>(&join),
         Err(DecodeError::Malformed(_))
     ));
 }
@@ -277,6 +319,7 @@ fn hostile_lengths_and_versions_are_typed_errors() {
 #[test]
 fn oversized_messages_are_not_encoded() {
     let msg = ServerMsg::Error {
+        id: None,
         code: ErrorCode::Malformed,
         message: "x".repeat(MAX_FRAME_SIZE),
     };

@@ -11,7 +11,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
-use xq_protocol::{ClientMsg, PROTOCOL_VERSION, RoomOptions, SeatChoice, ServerMsg, codec};
+use xq_protocol::{
+    ClientMsg, PROTOCOL_VERSION, Request, RequestId, RoomOptions, SeatChoice, ServerMsg, codec,
+};
 use xq_rules::Color;
 use xq_server::{Config, ConnId, Output, RateLimit, Relay};
 use xq_session::{Action, Event, Match, Timestamp};
@@ -40,8 +42,14 @@ struct Room {
     games: u64,
 }
 
-fn encode(msg: &ClientMsg) -> Vec<u8> {
-    codec::to_frame(msg).unwrap_or_else(|err| unreachable!("a client message encodes: {err}"))
+/// The frame of request `id` asking `msg`. A frame is encoded once and sent again in every
+/// game, its id with it: the relay reads nothing into ids.
+fn encode(id: u32, msg: ClientMsg) -> Vec<u8> {
+    let request = Request {
+        id: RequestId(id),
+        msg,
+    };
+    codec::to_frame(&request).unwrap_or_else(|err| unreachable!("a request encodes: {err}"))
 }
 
 /// A random legal game to its end under the rules of a room made with the default options,
@@ -59,7 +67,8 @@ fn script(seed: u64) -> Vec<(Color, Vec<u8>)> {
     let colors = [Color::Red, Color::Black].into_iter().cycle();
     colors
         .zip(moves)
-        .map(|(by, mv)| (by, encode(&ClientMsg::Act(Action::Play(mv)))))
+        .zip(1..)
+        .map(|((by, mv), id)| (by, encode(id, ClientMsg::Act(Action::Play(mv)))))
         .collect()
 }
 
@@ -93,21 +102,21 @@ impl Bench {
                     client: "bench".into(),
                     resume: None,
                 };
-                bench.input(conn, &encode(&hello));
+                bench.input(conn, &encode(0, hello));
             }
             let create = ClientMsg::CreateRoom(RoomOptions {
                 seat: SeatChoice::Red,
                 ..RoomOptions::default()
             });
             let code = bench
-                .input(red, &encode(&create))
+                .input(red, &encode(0, create))
                 .into_iter()
                 .find_map(|(_, msg)| match msg {
                     ServerMsg::Joined { code, .. } => Some(code),
                     _ => None,
                 })
                 .unwrap_or_else(|| unreachable!("the creator is seated"));
-            bench.input(black, &encode(&ClientMsg::JoinRoom { code }));
+            bench.input(black, &encode(0, ClientMsg::JoinRoom { code }));
             bench.rooms.push(Room {
                 seats: [red, black],
                 moves: script(index),
@@ -182,11 +191,22 @@ impl Bench {
                 game_over, over,
                 "the relay and the script disagree on the end"
             );
+            let answered = sent.iter().any(|(to, msg)| {
+                *to == mover
+                    && matches!(
+                        msg,
+                        ServerMsg::Event {
+                            answers: Some(_),
+                            ..
+                        }
+                    )
+            });
+            assert!(answered, "the mover's first event answers its move");
         }
         self.rooms[index].moves = moves;
         if over {
             for conn in seats {
-                self.input(conn, &encode(&ClientMsg::Rematch));
+                self.input(conn, &encode(0, ClientMsg::Rematch));
             }
         }
     }

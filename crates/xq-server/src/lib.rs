@@ -14,9 +14,9 @@
 //!   gracefully.
 //!
 //! The relay follows the protocol's conversation ([`xq_protocol`]'s crate docs) exactly: a
-//! request is checked against the sender's seat and then by the match, refusals go to the
-//! sender alone and change nothing, and events are numbered so a resuming client misses
-//! nothing and sees nothing twice.
+//! request is checked against the sender's seat and then by the match, each request is
+//! answered once by its id, refusals go to the sender alone and change nothing, and events
+//! are numbered so a resuming client misses nothing and sees nothing twice.
 //!
 //! # Durability
 //!
@@ -65,7 +65,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use xq_protocol::{ClientMsg, PROTOCOL_VERSION, ServerMsg, codec};
+//! use xq_protocol::{ClientMsg, PROTOCOL_VERSION, Request, RequestId, ServerMsg, codec};
 //! use xq_server::Server;
 //! use xq_transport::Options;
 //!
@@ -73,10 +73,10 @@
 //! let url = &server.local_urls()[0];
 //!
 //! let client = xq_transport::connect(url, &Options::default()).await?;
-//! let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "docs".into(), resume: None };
-//! client.send(codec::to_frame(&hello)?).await?;
+//! let msg = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "docs".into(), resume: None };
+//! client.send(codec::to_frame(&Request { id: RequestId(1), msg })?).await?;
 //! let welcome: ServerMsg = codec::decode(&client.recv().await?)?;
-//! assert!(matches!(welcome, ServerMsg::Welcome { .. }));
+//! assert!(matches!(welcome, ServerMsg::Welcome { id: RequestId(1), .. }));
 //!
 //! server.shutdown().await;
 //! let bye: ServerMsg = codec::decode(&client.recv().await?)?;

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use xq_protocol::codec::{self, DecodeError};
 use xq_protocol::{
-    ClientMsg, DisconnectReason, ErrorCode, MIN_CLOCK, PROTOCOL_VERSION, ResumeToken, RoomCode,
-    RoomOptions, SeatChoice, ServerMsg,
+    ClientMsg, DisconnectReason, ErrorCode, MIN_CLOCK, PROTOCOL_VERSION, Request, RequestId,
+    ResumeToken, RoomCode, RoomOptions, SeatChoice, ServerMsg,
 };
 use xq_session::{Action, Match, Seat, Timestamp};
 use xq_store::{OpenRoom, Persist};
@@ -17,9 +17,8 @@ use crate::metrics::RelayMetrics;
 use crate::output::{Outbox, Output};
 use crate::quick::QuickQueue;
 use crate::quotas::Quotas;
-use crate::room::Vacated;
+use crate::room::{Asker, Vacated};
 use crate::rooms::{Fate, RestoreError, Rooms};
-use crate::seat::SEATS;
 use crate::source::Source;
 use crate::{Config, ConnId};
 
@@ -44,11 +43,14 @@ const SHUTTING_DOWN: &str = "the relay is shutting down";
 ///
 /// Every request is checked against the sender's place (its seat, or none), then by the
 /// match; a refusal goes to the sender alone as [`ServerMsg::Error`] and changes nothing.
+/// Each decoded [`Request`] gets exactly one answer naming its id ([`xq_protocol`]'s crate
+/// docs list which): an accepted action is answered by the first event it made, in the copy
+/// the actor receives. A frame that does not decode is answered by an error with no id.
 ///
 /// # Examples
 ///
 /// ```
-/// use xq_protocol::{ClientMsg, PROTOCOL_VERSION, ServerMsg, codec};
+/// use xq_protocol::{ClientMsg, PROTOCOL_VERSION, Request, RequestId, ServerMsg, codec};
 /// use xq_server::{Config, ConnId, Output, Relay};
 /// use xq_session::Timestamp;
 /// use xq_transport::Peer;
@@ -56,11 +58,15 @@ const SHUTTING_DOWN: &str = "the relay is shutting down";
 /// let mut relay = Relay::new(Config::default(), [7; 32]);
 /// let now = Timestamp::from_millis(0);
 /// relay.handle_connect(now, ConnId(1), "mem", &Peer::Memory("doc".into()));
-/// let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "doc".into(), resume: None };
+/// let msg = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "doc".into(), resume: None };
+/// let hello = Request { id: RequestId(1), msg };
 /// relay.handle_frame(now, ConnId(1), &codec::to_frame(&hello)?);
 /// let Some(Output::Send { to, frame }) = relay.poll_output() else { panic!("no answer") };
 /// assert_eq!(to, ConnId(1));
-/// assert!(matches!(codec::decode(&frame)?, ServerMsg::Welcome { .. }));
+/// assert!(matches!(
+///     codec::decode(&frame)?,
+///     ServerMsg::Welcome { id: RequestId(1), .. }
+/// ));
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -100,7 +106,7 @@ impl Relay {
     /// yet, so those seats wait for a resume for the grace period from `now`; a room whose
     /// seats were both lost closes.
     ///
-    /// A match with clocks is sent [`Command::ResumeClocks`] at `now`, so the time the relay
+    /// A match with clocks is sent [`xq_session::Command::ResumeClocks`] at `now`, so the time the relay
     /// was down is charged to nobody: after a graceful shutdown the clocks were paused then
     /// ([`shutdown`](Self::shutdown)); after a crash, the time from the last accepted input to
     /// the crash goes uncharged as well, since nobody can know when the relay died. The restart
@@ -159,8 +165,8 @@ impl Relay {
             .disconnect(conn, DisconnectReason::RelayFull, message);
     }
 
-    /// A whole frame arrived on `conn`. Frames for unknown (or already closed) connections are
-    /// ignored.
+    /// A whole frame arrived on `conn`: a [`Request`], which is answered once by its id. Frames
+    /// for unknown (or already closed) connections are ignored.
     ///
     /// Before anything is decoded, the frame's size is checked against
     /// [`Config::max_frame_size`] and the connection's rate against [`Config::rate_limit`]:
@@ -195,11 +201,11 @@ impl Relay {
             return;
         }
         self.handle_timeout(now);
-        match codec::decode::<ClientMsg>(frame) {
-            Ok(msg) => {
-                tracing::trace!(%conn, ?msg, "received");
-                if let Err(code) = self.dispatch(now, conn, msg) {
-                    self.refuse(conn, code, describe(code));
+        match codec::decode::<Request>(frame) {
+            Ok(Request { id, msg }) => {
+                tracing::trace!(%conn, %id, ?msg, "received");
+                if let Err(code) = self.dispatch(now, conn, id, msg) {
+                    self.refuse(conn, Some(id), code, describe(code));
                 }
             }
             Err(DecodeError::Version { found }) => self.version_mismatch(now, conn, found),
@@ -296,73 +302,91 @@ impl Relay {
         }
     }
 
-    fn dispatch(&mut self, now: Timestamp, conn: ConnId, msg: ClientMsg) -> Result<(), ErrorCode> {
+    /// Serves request `id` of `conn`. Each handler sends the request's one answer when it
+    /// succeeds; an error it returns is the answer instead, and the request changed nothing.
+    fn dispatch(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        id: RequestId,
+        msg: ClientMsg,
+    ) -> Result<(), ErrorCode> {
         let greeted = self.lobby.get(conn).is_some_and(|state| state.greeted);
         match msg {
             ClientMsg::Hello {
                 version,
                 client,
                 resume,
-            } if !greeted => self.hello(now, conn, version, &client, resume),
+            } if !greeted => self.hello(now, conn, id, version, &client, resume),
             _ if !greeted => {
                 self.metrics.malformed_hellos += 1;
                 Err(ErrorCode::HelloExpected)
             }
             ClientMsg::Hello { .. } => Err(ErrorCode::HelloExpected),
-            ClientMsg::CreateRoom(options) => self.create_room(now, conn, options),
-            ClientMsg::JoinRoom { code } => self.join_room(now, conn, code),
-            ClientMsg::QuickMatch(options) => self.quick_match(now, conn, options),
-            ClientMsg::Spectate { code } => self.spectate(now, conn, code),
-            ClientMsg::Act(action) => self.act(now, conn, action),
-            ClientMsg::Rematch => self.rematch(now, conn),
-            ClientMsg::Ping { nonce } => {
-                self.outbox.send(conn, &ServerMsg::Pong { nonce });
+            ClientMsg::CreateRoom(options) => self.create_room(now, conn, id, options),
+            ClientMsg::JoinRoom { code } => self.join_room(now, conn, id, code),
+            ClientMsg::QuickMatch(options) => self.quick_match(now, conn, id, options),
+            ClientMsg::Spectate { code } => self.spectate(now, conn, id, code),
+            ClientMsg::Act(action) => self.act(now, conn, id, action),
+            ClientMsg::Rematch => self.rematch(now, conn, id),
+            ClientMsg::Ping => {
+                self.outbox.send(conn, &ServerMsg::Pong { id });
                 Ok(())
             }
-            ClientMsg::Leave => self.leave(now, conn),
+            ClientMsg::Leave => self.leave(now, conn, id),
             // A message of a later protocol revision that this relay cannot serve.
             _ => Err(ErrorCode::Malformed),
         }
     }
 
+    /// Welcomes `conn`, answering its hello `id`, and puts it back in the seat `resume` holds.
+    /// A token that holds no seat refuses the whole hello: the connection is not greeted, and
+    /// may say hello again (without the token).
     fn hello(
         &mut self,
         now: Timestamp,
         conn: ConnId,
+        id: RequestId,
         version: u8,
         client: &str,
         resume: Option<ResumeToken>,
     ) -> Result<(), ErrorCode> {
         if version != PROTOCOL_VERSION {
+            // Not answered: the connection is closed, with the reason in its disconnect.
             self.version_mismatch(now, conn, version);
             return Ok(());
+        }
+        if resume.is_some_and(|token| !self.rooms.holds(token)) {
+            return Err(ErrorCode::ResumeRefused);
         }
         if let Some(state) = self.lobby.get_mut(conn) {
             state.greeted = true;
         }
         tracing::debug!(%conn, client, resume = resume.is_some(), "hello");
         let welcome = ServerMsg::Welcome {
+            id,
             version: PROTOCOL_VERSION,
             server: self.config.server_name.clone(),
         };
         self.outbox.send(conn, &welcome);
-        match resume {
-            Some(token) => self.resume(now, conn, token),
-            None => Ok(()),
+        if let Some(token) = resume {
+            self.resume(now, conn, token);
         }
+        Ok(())
     }
 
-    /// Puts `conn` back in the seat `token` holds ([`Rooms::resume`]); a connection replaced in
-    /// the seat goes quietly, as the player never left as far as the room knows.
-    fn resume(
-        &mut self,
-        now: Timestamp,
-        conn: ConnId,
-        token: ResumeToken,
-    ) -> Result<(), ErrorCode> {
-        let (code, seat, replaced) =
+    /// Puts `conn` back in the seat `token` holds ([`Rooms::resume`]), which the hello checked;
+    /// a connection replaced in the seat goes quietly, as the player never left as far as the
+    /// room knows.
+    fn resume(&mut self, now: Timestamp, conn: ConnId, token: ResumeToken) {
+        let Some((code, seat, replaced)) =
             self.rooms
-                .resume(now, token, conn, &self.config, &mut self.outbox)?;
+                .resume(now, token, conn, &self.config, &mut self.outbox)
+        else {
+            // The hello found the seat held a moment ago, with nothing in between.
+            tracing::warn!(%conn, "resume token lost its seat during the hello");
+            return;
+        };
         tracing::info!(room = %code, %conn, ?seat, "seat resumed");
         self.metrics.resumes += 1;
         self.lobby.set_place(conn, Place::Player { code, seat });
@@ -371,13 +395,14 @@ impl Relay {
             let message = "the seat was resumed on another connection";
             self.close(now, old, DisconnectReason::Kicked, message);
         }
-        Ok(())
     }
 
+    /// Opens a room with `conn` in its first seat, answering `id` with `Joined`.
     fn create_room(
         &mut self,
         now: Timestamp,
         conn: ConnId,
+        id: RequestId,
         options: RoomOptions,
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
@@ -394,28 +419,38 @@ impl Relay {
         if let Some(room) = self.rooms.get(code) {
             // A room waiting for its second player is not stored (a restart loses it and
             // refuses its token), so its creator is told at once.
-            room.announce(Seat::First, &mut self.outbox);
+            room.announce(Seat::First, Some(id), &mut self.outbox);
             room.send_snapshot(now, &mut self.outbox, conn);
         }
         self.rooms.rearm(code, &self.config);
         Ok(())
     }
 
-    fn join_room(&mut self, now: Timestamp, conn: ConnId, code: RoomCode) -> Result<(), ErrorCode> {
+    /// Seats `conn` in room `code`'s second seat, answering `id` with `Joined`.
+    fn join_room(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        id: RequestId,
+        code: RoomCode,
+    ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
         let room = self.rooms.get(code).ok_or(ErrorCode::RoomNotFound)?;
         if room.is_full() {
             return Err(ErrorCode::RoomFull);
         }
         self.seat_player(code, Seat::Second, conn);
-        self.begin(now, code, &[Seat::Second]);
+        self.begin(now, code, &[(Seat::Second, Some(id))]);
         Ok(())
     }
 
+    /// Pairs `conn` with the player waiting for the same game, answering `id` with `Joined`,
+    /// or queues it, answering `Queued`; the waiting player's `Joined` names no request.
     fn quick_match(
         &mut self,
         now: Timestamp,
         conn: ConnId,
+        id: RequestId,
         options: RoomOptions,
     ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
@@ -423,17 +458,19 @@ impl Relay {
         options.check()?;
         let mut partner = self.quick.pair(conn, options);
         // The partner passed these checks when it asked, but its address may have made rooms
-        // open since: then it is refused now, and `conn` waits in its place.
+        // open since: then it is refused now, and `conn` waits in its place. Its request was
+        // answered (`Queued`) when it asked, so this refusal names none, as its pairing would
+        // not have.
         if let Some(first) = partner
             && let Err(code) = self.ensure_room_left(first)
         {
             self.lobby.enter(now, first);
-            self.refuse(first, code, describe(code));
+            self.refuse(first, None, code, describe(code));
             partner = self.quick.pair(conn, options);
         }
         let Some(first) = partner else {
             self.lobby.set_place(conn, Place::Queued);
-            self.outbox.send(conn, &ServerMsg::Queued);
+            self.outbox.send(conn, &ServerMsg::Queued { id });
             return Ok(());
         };
         let options = RoomOptions {
@@ -446,15 +483,23 @@ impl Relay {
         self.seat_player(code, Seat::Second, conn);
         self.count_room(code, Seat::First, first);
         self.count_room(code, Seat::Second, conn);
-        self.begin(now, code, &SEATS);
+        self.begin(now, code, &[(Seat::First, None), (Seat::Second, Some(id))]);
         Ok(())
     }
 
-    fn spectate(&mut self, now: Timestamp, conn: ConnId, code: RoomCode) -> Result<(), ErrorCode> {
+    /// Adds `conn` to room `code`'s spectators, answering `id` with `Joined`.
+    fn spectate(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        id: RequestId,
+        code: RoomCode,
+    ) -> Result<(), ErrorCode> {
         self.ensure_lobby(conn)?;
         let room = self.rooms.get_mut(code).ok_or(ErrorCode::RoomNotFound)?;
         room.add_spectator(conn);
         let joined = ServerMsg::Joined {
+            id: Some(id),
             code,
             seat: None,
             resume: None,
@@ -466,33 +511,53 @@ impl Relay {
         Ok(())
     }
 
-    /// Hands a player's action to its room's match, as the action of the sender's seat.
-    fn act(&mut self, now: Timestamp, conn: ConnId, action: Action) -> Result<(), ErrorCode> {
+    /// Hands a player's action to its room's match, as the action of the sender's seat; the
+    /// first event it makes answers `id` in the copy `conn` receives.
+    fn act(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        id: RequestId,
+        action: Action,
+    ) -> Result<(), ErrorCode> {
         let (code, seat) = self.player(conn)?;
-        let played = self
-            .rooms
-            .act(now, code, seat, action, &self.config, &mut self.outbox)?;
+        let asker = Asker { conn, id };
+        let played = self.rooms.act(
+            now,
+            code,
+            seat,
+            action,
+            asker,
+            &self.config,
+            &mut self.outbox,
+        )?;
         if played {
             self.metrics.moves_accepted += 1;
         }
         Ok(())
     }
 
-    fn rematch(&mut self, now: Timestamp, conn: ConnId) -> Result<(), ErrorCode> {
+    /// Asks for a rematch for `conn`'s seat, answering `id` with `Done` once what it changed
+    /// (the announcement, or the new match's `Joined` and snapshot) has gone out.
+    fn rematch(&mut self, now: Timestamp, conn: ConnId, id: RequestId) -> Result<(), ErrorCode> {
         let (code, seat) = self.player(conn)?;
         let room = self.rooms.get_mut(code).ok_or(ErrorCode::NotInRoom)?;
         room.ask_rematch(now, seat, &mut self.outbox)?;
         self.rooms.rearm(code, &self.config);
+        self.outbox.send(conn, &ServerMsg::Done { id });
         Ok(())
     }
 
-    fn leave(&mut self, now: Timestamp, conn: ConnId) -> Result<(), ErrorCode> {
+    /// Takes `conn` out of its room (or the queue), answering `id` with `Done` last: nothing
+    /// of the room reaches it after that.
+    fn leave(&mut self, now: Timestamp, conn: ConnId, id: RequestId) -> Result<(), ErrorCode> {
         let place = self.lobby.place(conn);
         if place == Place::Lobby {
             return Err(ErrorCode::NotInRoom);
         }
         self.detach(now, conn, place);
         self.lobby.enter(now, conn);
+        self.outbox.send(conn, &ServerMsg::Done { id });
         Ok(())
     }
 
@@ -507,8 +572,9 @@ impl Relay {
         }
     }
 
-    /// Starts room `code`'s first match and tells the players at `seated` their seats.
-    fn begin(&mut self, now: Timestamp, code: RoomCode, seated: &[Seat]) {
+    /// Starts room `code`'s first match and tells the players at `seated` their seats, each
+    /// `Joined` naming the request it answers, if any.
+    fn begin(&mut self, now: Timestamp, code: RoomCode, seated: &[(Seat, Option<RequestId>)]) {
         if let Some(room) = self.rooms.get_mut(code) {
             room.begin(now, seated, &mut self.outbox);
         }
@@ -582,14 +648,17 @@ impl Relay {
             let message = "too many frames that do not decode";
             self.close(now, conn, DisconnectReason::Malformed, message);
         } else {
-            self.refuse(conn, ErrorCode::Malformed, err.to_string());
+            // No id: none could be read from the frame.
+            self.refuse(conn, None, ErrorCode::Malformed, err.to_string());
         }
     }
 
-    fn refuse(&mut self, conn: ConnId, code: ErrorCode, message: String) {
-        tracing::debug!(%conn, ?code, "refused");
+    /// Tells `conn` that request `id` was refused, for `code`.
+    fn refuse(&mut self, conn: ConnId, id: Option<RequestId>, code: ErrorCode, message: String) {
+        tracing::debug!(%conn, ?id, ?code, "refused");
         self.metrics.rejected(code);
-        self.outbox.send(conn, &ServerMsg::Error { code, message });
+        let msg = ServerMsg::Error { id, code, message };
+        self.outbox.send(conn, &msg);
     }
 
     /// Tells `conn` why, closes it and forgets it.

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use xq_protocol::{ErrorCode, ResumeToken, RoomCode, RoomOptions, SeatInfo, ServerMsg, Snapshot};
+use xq_protocol::{
+    ErrorCode, RequestId, ResumeToken, RoomCode, RoomOptions, SeatInfo, ServerMsg, Snapshot,
+};
 use xq_rules::{ByColor, Color};
 use xq_session::{
     Action, Command, Event, GameResult, Journal, Match, MatchConfig, RebuildError, Seat, Standing,
@@ -73,6 +75,16 @@ impl Asked {
             _ => None,
         }
     }
+}
+
+/// Who asked for an action, and by which request: the first event the action makes answers
+/// that request in the copy this connection receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Asker {
+    /// The player's connection.
+    pub(crate) conn: ConnId,
+    /// The request that carried the action.
+    pub(crate) id: RequestId,
 }
 
 /// What became of a seat whose player went ([`Room::vacate`]).
@@ -186,7 +198,8 @@ impl Room {
     ) -> Option<ConnId> {
         let replaced = self.seats[seat].conn();
         self.seats[seat] = SeatState::Connected(conn);
-        self.announce(seat, outbox);
+        // The hello that resumed was answered by the welcome before this.
+        self.announce(seat, None, outbox);
         self.send_snapshot(now, outbox, conn);
         if replaced.is_none() {
             let back = ServerMsg::Presence {
@@ -237,7 +250,8 @@ impl Room {
 
     /// The player at `seat` takes `action`: it is checked against what the seat has asked
     /// already, then handed to the match as the action of the seat's colour, and what the
-    /// match emits goes out. Whether the match accepted a move, for the metrics.
+    /// match emits goes out, its first event answering `asker`'s request if the match accepted
+    /// the action. Whether the match accepted a move, for the metrics.
     ///
     /// # Errors
     ///
@@ -248,6 +262,7 @@ impl Room {
         now: Timestamp,
         seat: Seat,
         action: Action,
+        asker: Asker,
         outbox: &mut Outbox,
     ) -> Result<bool, ErrorCode> {
         let by = self.color_of(seat);
@@ -265,7 +280,13 @@ impl Room {
         {
             *mark = moves.saturating_add(1);
         }
-        self.flush(outbox);
+        // A refused action made no event (a flag that fell first made its own, which answer
+        // nothing); the error the caller sends answers it.
+        let answered = self.flush_answering(outbox, result.is_ok().then_some(asker));
+        if result.is_ok() && !answered {
+            // Every accepted action makes an event; should one ever not, it is still answered.
+            outbox.send(asker.conn, &ServerMsg::Done { id: asker.id });
+        }
         result
             .map(|()| matches!(action, Action::Play(_)))
             .map_err(ErrorCode::Rejected)
@@ -384,21 +405,28 @@ impl Room {
     }
 
     /// Starts the first match, now that both seats are taken, and tells the players just
-    /// seated (`seated`) their seats. The match's start is journaled before that: a token is
-    /// only handed out once a restarted relay would know it.
-    pub(crate) fn begin(&mut self, now: Timestamp, seated: &[Seat], outbox: &mut Outbox) {
+    /// seated (`seated`) their seats, answering the request each names. The match's start is
+    /// journaled before that: a token is only handed out once a restarted relay would know it.
+    pub(crate) fn begin(
+        &mut self,
+        now: Timestamp,
+        seated: &[(Seat, Option<RequestId>)],
+        outbox: &mut Outbox,
+    ) {
         let game = Match::with_seats(self.config(), self.red, now);
         self.install(now, game, outbox);
-        for &seat in seated {
-            self.announce(seat, outbox);
+        for &(seat, id) in seated {
+            self.announce(seat, id, outbox);
         }
         self.broadcast_snapshot(now, outbox);
     }
 
-    /// Tells the player at `seat`, if connected, that it sits there, with its resume token.
-    pub(crate) fn announce(&self, seat: Seat, outbox: &mut Outbox) {
+    /// Tells the player at `seat`, if connected, that it sits there, with its resume token;
+    /// the message answers request `id`, if the player's request brought it there just now.
+    pub(crate) fn announce(&self, seat: Seat, id: Option<RequestId>, outbox: &mut Outbox) {
         if let Some(conn) = self.seats[seat].conn() {
             let msg = ServerMsg::Joined {
+                id,
                 code: self.code,
                 seat: Some(self.color_of(seat)),
                 resume: Some(self.tokens[seat]),
@@ -431,7 +459,8 @@ impl Room {
                 let next = game.rematch(now).map_err(|_| ErrorCode::GameNotOver)?;
                 self.install(now, next, outbox);
                 for seat in SEATS {
-                    self.announce(seat, outbox);
+                    // The rematch request is answered by the relay's `Done` after these.
+                    self.announce(seat, None, outbox);
                 }
                 self.broadcast_snapshot(now, outbox);
             }
@@ -442,9 +471,17 @@ impl Room {
     /// Records what the match accepted and sends out its events, numbered. Call after every
     /// input to the match.
     pub(crate) fn flush(&mut self, outbox: &mut Outbox) {
+        self.flush_answering(outbox, None);
+    }
+
+    /// As [`flush`](Self::flush), the first event answering `asker`'s request in the copy its
+    /// connection receives: that copy is encoded apart, every other copy and every later event
+    /// as one frame shared by all. Whether an event answered the request.
+    fn flush_answering(&mut self, outbox: &mut Outbox, mut asker: Option<Asker>) -> bool {
         let Some(game) = &mut self.game else {
-            return;
+            return false;
         };
+        let answering = asker.is_some();
         let entries = game.entries();
         for (seq, &entry) in entries.iter().enumerate().skip(self.persisted as usize) {
             let code = self.code;
@@ -466,9 +503,33 @@ impl Room {
             }
             let seq = self.next_seq;
             self.next_seq += 1;
-            let msg = ServerMsg::Event { seq, event };
-            outbox.send_all(recipients(&self.seats, &self.spectators), &msg);
+            let recipients = recipients(&self.seats, &self.spectators);
+            match asker.take() {
+                None => {
+                    let msg = ServerMsg::Event {
+                        seq,
+                        event,
+                        answers: None,
+                    };
+                    outbox.send_all(recipients, &msg);
+                }
+                Some(Asker { conn: actor, id }) => {
+                    let answer = ServerMsg::Event {
+                        seq,
+                        event: event.clone(),
+                        answers: Some(id),
+                    };
+                    let msg = ServerMsg::Event {
+                        seq,
+                        event,
+                        answers: None,
+                    };
+                    outbox.send_all(recipients.filter(|&conn| conn != actor), &msg);
+                    outbox.send(actor, &answer);
+                }
+            }
         }
+        answering && asker.is_none()
     }
 
     /// Handles the passing of time: a flag, then seats whose grace period is over. A game

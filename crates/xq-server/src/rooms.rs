@@ -11,7 +11,7 @@ use xq_store::OpenRoom;
 
 use crate::deadlines::Deadlines;
 use crate::output::Outbox;
-use crate::room::Room;
+use crate::room::{Asker, Room};
 use crate::seat::Seats;
 use crate::{Config, ConnId};
 
@@ -129,12 +129,16 @@ impl Rooms {
         true
     }
 
+    /// Whether `token` holds a seat, which [`resume`](Self::resume) would give back.
+    pub(crate) fn holds(&self, token: ResumeToken) -> bool {
+        self.tokens
+            .get(&token)
+            .is_some_and(|(code, _)| self.table.contains_key(code))
+    }
+
     /// Puts `conn` back in the seat `token` holds ([`Room::resume`]): the seat's room, the
-    /// seat, and the connection it replaced, if one was still there.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorCode::ResumeRefused`] if no held seat has this token.
+    /// seat, and the connection it replaced, if one was still there; `None` if no held seat
+    /// has this token ([`holds`](Self::holds)).
     pub(crate) fn resume(
         &mut self,
         now: Timestamp,
@@ -142,31 +146,36 @@ impl Rooms {
         conn: ConnId,
         config: &Config,
         outbox: &mut Outbox,
-    ) -> Result<(RoomCode, Seat, Option<ConnId>), ErrorCode> {
-        let &(code, seat) = self.tokens.get(&token).ok_or(ErrorCode::ResumeRefused)?;
-        let room = self.table.get_mut(&code).ok_or(ErrorCode::ResumeRefused)?;
+    ) -> Option<(RoomCode, Seat, Option<ConnId>)> {
+        let &(code, seat) = self.tokens.get(&token)?;
+        let room = self.table.get_mut(&code)?;
         let replaced = room.resume(now, seat, conn, outbox);
         room.rearm(&mut self.deadlines, config);
-        Ok((code, seat, replaced))
+        Some((code, seat, replaced))
     }
 
-    /// The player at `seat` of room `code` takes `action` ([`Room::act`]): whether the
-    /// match accepted a move.
+    /// The player at `seat` of room `code` takes `action` for `asker` ([`Room::act`]):
+    /// whether the match accepted a move.
     ///
     /// # Errors
     ///
     /// Why the action is refused; a refusal changes nothing.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the action's room, seat and asker"
+    )]
     pub(crate) fn act(
         &mut self,
         now: Timestamp,
         code: RoomCode,
         seat: Seat,
         action: Action,
+        asker: Asker,
         config: &Config,
         outbox: &mut Outbox,
     ) -> Result<bool, ErrorCode> {
         let room = self.table.get_mut(&code).ok_or(ErrorCode::NotInRoom)?;
-        let played = room.act(now, seat, action, outbox);
+        let played = room.act(now, seat, action, asker, outbox);
         room.rearm(&mut self.deadlines, config);
         played
     }

@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use xq_protocol::{
-    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions,
-    SeatChoice, ServerMsg, Snapshot, codec,
+    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, Request, RequestId, ResumeToken,
+    RoomCode, RoomOptions, SeatChoice, ServerMsg, Snapshot, codec,
 };
 use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
@@ -20,11 +20,15 @@ use xq_transport::Peer;
 
 const GRACE: Duration = Duration::from_secs(60);
 
-/// A relay, a virtual clock and what each connection has been sent.
+/// A relay, a virtual clock and what each connection has been sent. Each message goes in a
+/// request with an id of its own, counting up across connections.
 struct Harness {
     relay: Relay,
     now: u64,
     next_conn: u64,
+    next_id: u32,
+    /// The id of the last request sent; `None` after raw bytes.
+    last_id: Option<RequestId>,
     inbox: HashMap<ConnId, Vec<ServerMsg>>,
     closed: Vec<(ConnId, DisconnectReason)>,
     /// Every output of the last input, in order.
@@ -53,6 +57,8 @@ impl Harness {
             relay: Relay::new(config, [42; 32]),
             now: 1_000,
             next_conn: 1,
+            next_id: 1,
+            last_id: None,
             inbox: HashMap::new(),
             closed: Vec::new(),
             last: Vec::new(),
@@ -115,8 +121,10 @@ impl Harness {
     /// A connection from `peer` that said hello and was welcomed.
     fn client_from(&mut self, peer: &Peer) -> ConnId {
         let conn = self.raw_from(peer);
-        self.send(conn, hello(None));
-        assert!(matches!(self.take(conn)[..], [ServerMsg::Welcome { .. }]));
+        let id = self.send(conn, hello(None));
+        assert!(
+            matches!(self.take(conn)[..], [ServerMsg::Welcome { id: answered, .. }] if answered == id)
+        );
         conn
     }
 
@@ -135,12 +143,18 @@ impl Harness {
         code
     }
 
-    fn send(&mut self, conn: ConnId, msg: ClientMsg) {
-        let frame = codec::to_frame(&msg).expect("test messages encode");
+    /// Sends `msg` from `conn` in a request with a fresh id, which it returns.
+    fn send(&mut self, conn: ConnId, msg: ClientMsg) -> RequestId {
+        let id = RequestId(self.next_id);
+        self.next_id += 1;
+        let frame = codec::to_frame(&Request { id, msg }).expect("test messages encode");
         self.send_bytes(conn, &frame);
+        self.last_id = Some(id);
+        id
     }
 
     fn send_bytes(&mut self, conn: ConnId, frame: &[u8]) {
+        self.last_id = None;
         self.relay.handle_frame(self.now(), conn, frame);
         self.collect();
     }
@@ -155,11 +169,13 @@ impl Harness {
         self.inbox.remove(&conn).unwrap_or_default()
     }
 
-    /// The one error `conn` got; fails if it got anything else.
+    /// The one error `conn` got, which must name the last request (none after raw bytes);
+    /// fails if it got anything else.
     fn error(&mut self, conn: ConnId) -> ErrorCode {
+        let last = self.last_id;
         match &self.take(conn)[..] {
-            [ServerMsg::Error { code, .. }] => *code,
-            other => panic!("expected one error, got {other:?}"),
+            [ServerMsg::Error { id, code, .. }] if *id == last => *code,
+            other => panic!("expected one error answering {last:?}, got {other:?}"),
         }
     }
 
@@ -175,16 +191,7 @@ impl Harness {
     fn assert_resume_refused(&mut self, token: ResumeToken) {
         let late = self.raw();
         self.send(late, hello(Some(token)));
-        assert!(matches!(
-            self.take(late)[..],
-            [
-                ServerMsg::Welcome { .. },
-                ServerMsg::Error {
-                    code: ErrorCode::ResumeRefused,
-                    ..
-                }
-            ]
-        ));
+        assert_eq!(self.error(late), ErrorCode::ResumeRefused);
     }
 
     /// Checks that `conn` was sent one disconnect, for `reason`, and was closed for it, and
@@ -210,10 +217,11 @@ impl Harness {
     /// A room created by a new client with `options`; returns the creator.
     fn create(&mut self, options: RoomOptions) -> Player {
         let conn = self.client();
-        self.send(conn, ClientMsg::CreateRoom(options));
+        let id = self.send(conn, ClientMsg::CreateRoom(options));
         let msgs = self.take(conn);
         let [
             ServerMsg::Joined {
+                id: Some(answered),
                 code,
                 seat: Some(color),
                 resume: Some(token),
@@ -223,6 +231,7 @@ impl Harness {
         else {
             panic!("expected joined and a snapshot, got {msgs:?}");
         };
+        assert_eq!(*answered, id);
         assert_eq!(snapshot.next_seq, 0);
         assert!(!snapshot.clocks_running);
         assert!(!snapshot.seats[!*color].taken);
@@ -237,10 +246,11 @@ impl Harness {
     /// A new client joining `code`; returns the joiner and checks both got the started match.
     fn join(&mut self, creator: Player) -> Player {
         let conn = self.client();
-        self.send(conn, ClientMsg::JoinRoom { code: creator.code });
+        let id = self.send(conn, ClientMsg::JoinRoom { code: creator.code });
         let msgs = self.take(conn);
         let [
             ServerMsg::Joined {
+                id: Some(answered),
                 code,
                 seat: Some(color),
                 resume: Some(token),
@@ -250,6 +260,7 @@ impl Harness {
         else {
             panic!("expected joined and a snapshot, got {msgs:?}");
         };
+        assert_eq!(*answered, id);
         assert_eq!(*code, creator.code);
         assert_eq!(*color, !creator.color);
         assert!(snapshot.seats.red.taken && snapshot.seats.black.taken);
@@ -273,8 +284,8 @@ impl Harness {
         (creator, joiner)
     }
 
-    fn play(&mut self, player: Player, iccs: &str) {
-        self.send(player.conn, ClientMsg::Act(Action::Play(mv(iccs))));
+    fn play(&mut self, player: Player, iccs: &str) -> RequestId {
+        self.send(player.conn, ClientMsg::Act(Action::Play(mv(iccs))))
     }
 }
 
@@ -307,7 +318,7 @@ fn snapshot_of(msgs: &[ServerMsg]) -> Snapshot {
 fn events(msgs: &[ServerMsg]) -> Vec<(u64, Event)> {
     msgs.iter()
         .filter_map(|msg| match msg {
-            ServerMsg::Event { seq, event } => Some((*seq, event.clone())),
+            ServerMsg::Event { seq, event, .. } => Some((*seq, event.clone())),
             _ => None,
         })
         .collect()
@@ -327,8 +338,8 @@ fn blitz() -> RoomOptions {
 fn hello_is_welcomed_and_a_ping_answered() {
     let mut h = Harness::new();
     let conn = h.client();
-    h.send(conn, ClientMsg::Ping { nonce: 9 });
-    assert_eq!(h.take(conn), [ServerMsg::Pong { nonce: 9 }]);
+    let id = h.send(conn, ClientMsg::Ping);
+    assert_eq!(h.take(conn), [ServerMsg::Pong { id }]);
 }
 
 #[test]
@@ -439,35 +450,37 @@ fn room_codes_are_unique() {
 fn quick_match_pairs_the_next_two_players_who_ask_for_the_same_game() {
     let mut h = Harness::new();
     let first = h.client();
-    h.send(first, ClientMsg::QuickMatch(blitz()));
-    assert_eq!(h.take(first), [ServerMsg::Queued]);
+    let id = h.send(first, ClientMsg::QuickMatch(blitz()));
+    assert_eq!(h.take(first), [ServerMsg::Queued { id }]);
     h.send(first, ClientMsg::QuickMatch(blitz()));
     assert_eq!(h.error(first), ErrorCode::AlreadyInRoom);
 
     // Another kind of game waits apart; the same kind is paired, whatever seat it asks for.
     let other = h.client();
-    h.send(other, ClientMsg::QuickMatch(RoomOptions::default()));
-    assert_eq!(h.take(other), [ServerMsg::Queued]);
+    let id = h.send(other, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(other), [ServerMsg::Queued { id }]);
     assert_eq!(h.take(first), []);
     let second = h.client();
     let red = RoomOptions {
         seat: SeatChoice::Red,
         ..blitz()
     };
-    h.send(second, ClientMsg::QuickMatch(red));
+    let paired = h.send(second, ClientMsg::QuickMatch(red));
     let (a, b) = (h.take(first), h.take(second));
-    let seat = |msgs: &[ServerMsg]| match msgs {
+    let seat = |msgs: &[ServerMsg], answers: Option<RequestId>| match msgs {
         [
             ServerMsg::Joined {
+                id,
                 seat: Some(color),
                 resume: Some(_),
                 ..
             },
             ServerMsg::Snapshot(s),
-        ] => (*color, s.clone()),
-        other => panic!("expected joined and a snapshot, got {other:?}"),
+        ] if *id == answers => (*color, s.clone()),
+        other => panic!("expected joined answering {answers:?} and a snapshot, got {other:?}"),
     };
-    let ((color_a, snap_a), (color_b, snap_b)) = (seat(&a), seat(&b));
+    // The waiting player's request was answered by `Queued`: its pairing answers nothing.
+    let ((color_a, snap_a), (color_b, snap_b)) = (seat(&a, None), seat(&b, Some(paired)));
     assert_eq!(color_a, !color_b);
     assert_eq!(snap_a, snap_b);
     assert_eq!(snap_a.config.time_control, blitz().time_control);
@@ -482,12 +495,12 @@ fn a_queued_player_who_leaves_is_not_paired() {
     h.take(first);
     h.disconnect(first);
     let second = h.client();
-    h.send(second, ClientMsg::QuickMatch(RoomOptions::default()));
-    assert_eq!(h.take(second), [ServerMsg::Queued]);
+    let id = h.send(second, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(second), [ServerMsg::Queued { id }]);
     h.send(second, ClientMsg::Leave);
     let third = h.client();
-    h.send(third, ClientMsg::QuickMatch(RoomOptions::default()));
-    assert_eq!(h.take(third), [ServerMsg::Queued]);
+    let id = h.send(third, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(third), [ServerMsg::Queued { id }]);
     assert_eq!(h.relay.room_count(), 0);
 }
 
@@ -539,7 +552,8 @@ fn a_spectator_sees_every_event_and_cannot_play() {
     assert_eq!(h.game(red.code), before);
     h.assert_silent(&[red.conn, black.conn]);
 
-    h.send(spectator, ClientMsg::Leave);
+    let left = h.send(spectator, ClientMsg::Leave);
+    assert_eq!(h.take(spectator), [ServerMsg::Done { id: left }]);
     h.send(red.conn, ClientMsg::Rematch);
     h.assert_silent(&[spectator]);
 }
@@ -671,8 +685,8 @@ fn a_waiting_room_goes_with_its_creator() {
     });
     let left = h.create(RoomOptions::default());
     let watcher = h.spectator(left.code);
-    h.send(left.conn, ClientMsg::Leave);
-    assert_eq!(h.take(left.conn), []);
+    let id = h.send(left.conn, ClientMsg::Leave);
+    assert_eq!(h.take(left.conn), [ServerMsg::Done { id }]);
     assert!(h.last.iter().any(
         |out| matches!(out, Output::Persist(Persist::RoomClosed { code }) if *code == left.code)
     ));
@@ -722,11 +736,13 @@ fn a_resumed_player_misses_nothing_and_sees_nothing_twice() {
 
     // Back on a new connection with the token: the snapshot holds everything so far.
     let back = h.raw();
-    h.send(back, hello(Some(red.token)));
+    let id = h.send(back, hello(Some(red.token)));
     let msgs = h.take(back);
+    // The welcome answers the hello; the seat it brings back names no request.
     let [
-        ServerMsg::Welcome { .. },
+        ServerMsg::Welcome { id: welcomed, .. },
         ServerMsg::Joined {
+            id: None,
             code,
             seat: Some(Color::Red),
             resume: Some(token),
@@ -736,6 +752,7 @@ fn a_resumed_player_misses_nothing_and_sees_nothing_twice() {
     else {
         panic!("expected welcome, joined and a snapshot, got {msgs:?}");
     };
+    assert_eq!(*welcomed, id);
     assert_eq!((*code, *token), (red.code, red.token));
     assert_eq!(snapshot.moves, [mv("h2e2"), mv("h9g7")]);
     assert_eq!(snapshot.next_seq, 2);
@@ -784,17 +801,15 @@ fn an_unknown_token_is_refused_and_the_connection_stays() {
     let mut h = Harness::new();
     let conn = h.raw();
     h.send(conn, hello(Some(ResumeToken([1; 16]))));
-    let msgs = h.take(conn);
-    assert!(matches!(
-        msgs[..],
-        [
-            ServerMsg::Welcome { .. },
-            ServerMsg::Error {
-                code: ErrorCode::ResumeRefused,
-                ..
-            }
-        ]
-    ));
+    // The refusal is the hello's one answer: the connection is not greeted, and says hello
+    // again without the token.
+    assert_eq!(h.error(conn), ErrorCode::ResumeRefused);
+    h.send(conn, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(h.error(conn), ErrorCode::HelloExpected);
+    let id = h.send(conn, hello(None));
+    assert!(
+        matches!(h.take(conn)[..], [ServerMsg::Welcome { id: welcomed, .. }] if welcomed == id)
+    );
     h.send(conn, ClientMsg::CreateRoom(RoomOptions::default()));
     assert_eq!(h.take(conn).len(), 2);
 }
@@ -879,7 +894,7 @@ fn seats_lost_at_different_moments_seen_late_are_not_a_draw() {
         // The first grace period ended 5 s before the second; the relay hears of time only
         // now.
         h.now += GRACE.as_millis() as u64 + 5_000;
-        h.send(spectator, ClientMsg::Ping { nonce: 1 });
+        h.send(spectator, ClientMsg::Ping);
         let over = events(&h.take(spectator));
         assert_eq!(
             over.iter().map(|(_, event)| event).collect::<Vec<_>>(),
@@ -910,7 +925,7 @@ fn an_abandonment_seen_late_is_not_overtaken_by_the_flag() {
     h.disconnect(black.conn);
     // Black's grace period ends at 60 s, its flag would fall at 120 s; the relay looks at 150 s.
     h.now += GRACE.as_millis() as u64 * 5 / 2;
-    h.send(spectator, ClientMsg::Ping { nonce: 1 });
+    h.send(spectator, ClientMsg::Ping);
     let over = events(&h.take(spectator));
     assert_eq!(
         over.iter().map(|(_, event)| event).collect::<Vec<_>>(),
@@ -954,18 +969,25 @@ fn rematch_swaps_colours_once_both_ask() {
     h.take(red.conn);
     h.take(black.conn);
 
-    h.send(red.conn, ClientMsg::Rematch);
+    let id = h.send(red.conn, ClientMsg::Rematch);
     let asked = ServerMsg::RematchRequested { by: Color::Red };
-    assert_eq!(h.take(red.conn), std::slice::from_ref(&asked));
+    assert_eq!(h.take(red.conn), [asked.clone(), ServerMsg::Done { id }]);
     assert_eq!(h.take(black.conn), [asked]);
-    h.send(red.conn, ClientMsg::Rematch);
-    h.assert_silent(&[red.conn, black.conn]);
+    // Asking again changes nothing, and is done.
+    let id = h.send(red.conn, ClientMsg::Rematch);
+    assert_eq!(h.take(red.conn), [ServerMsg::Done { id }]);
+    h.assert_silent(&[black.conn]);
 
-    h.send(black.conn, ClientMsg::Rematch);
+    let agreed = h.send(black.conn, ClientMsg::Rematch);
     for (player, color) in [(red, Color::Black), (black, Color::Red)] {
-        let msgs = h.take(player.conn);
+        let mut msgs = h.take(player.conn);
+        // The agreement is done once the new match has gone out; its seats answer nothing.
+        if player.conn == black.conn {
+            assert_eq!(msgs.pop(), Some(ServerMsg::Done { id: agreed }));
+        }
         let [
             ServerMsg::Joined {
+                id: None,
                 seat: Some(seat),
                 resume: Some(token),
                 ..
@@ -1055,17 +1077,9 @@ fn a_resume_after_the_grace_period_is_refused_before_the_timer_fires() {
     h.now += GRACE.as_millis() as u64 + 1;
     let late = h.raw();
     h.send(late, hello(Some(black.token)));
-    assert!(
-        matches!(
-            h.take(late)[..],
-            [
-                ServerMsg::Welcome { .. },
-                ServerMsg::Error {
-                    code: ErrorCode::ResumeRefused,
-                    ..
-                }
-            ]
-        ),
+    assert_eq!(
+        h.error(late),
+        ErrorCode::ResumeRefused,
         "resumed after the grace period"
     );
     assert!(h.take(red.conn).iter().any(|msg| matches!(
@@ -1216,8 +1230,8 @@ fn a_flooding_connection_is_rate_limited_and_the_others_play_on() {
     let (flooder, victim) = h.pair(RoomOptions::default());
     // The flooder has said hello and created its room: the rest of its burst is pings.
     let pings = u64::from(Config::default().rate_limit.burst) - 2;
-    for nonce in 0..pings {
-        h.send(flooder.conn, ClientMsg::Ping { nonce });
+    for _ in 0..pings {
+        h.send(flooder.conn, ClientMsg::Ping);
     }
     let pongs = h.take(flooder.conn);
     assert!(
@@ -1228,7 +1242,7 @@ fn a_flooding_connection_is_rate_limited_and_the_others_play_on() {
     assert_eq!(pongs.len() as u64, pings);
     plays_on(&mut h, red, black, "h2e2");
     // One frame more within the same instant is over the limit.
-    h.send(flooder.conn, ClientMsg::Ping { nonce: 0 });
+    h.send(flooder.conn, ClientMsg::Ping);
     h.assert_cut_off(flooder.conn, DisconnectReason::RateLimited);
     assert!(matches!(
         h.take(victim.conn)[..],
@@ -1373,15 +1387,23 @@ fn a_waiting_quick_matcher_over_its_address_cap_is_refused_at_pairing() {
         ..Config::default()
     });
     let waiting = h.client_from(&at("10.0.0.1", 4000));
-    h.send(waiting, ClientMsg::QuickMatch(RoomOptions::default()));
-    assert_eq!(h.take(waiting), [ServerMsg::Queued]);
+    let id = h.send(waiting, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(waiting), [ServerMsg::Queued { id }]);
     let creator = h.client_from(&at("10.0.0.1", 4001));
     h.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
     assert!(matches!(h.take(creator)[..], [ServerMsg::Joined { .. }, _]));
     let partner = h.client_from(&at("10.0.0.2", 4000));
-    h.send(partner, ClientMsg::QuickMatch(RoomOptions::default()));
-    assert_eq!(h.error(waiting), ErrorCode::TooManyRooms);
-    assert_eq!(h.take(partner), [ServerMsg::Queued]);
+    let id = h.send(partner, ClientMsg::QuickMatch(RoomOptions::default()));
+    // The waiting player's request was answered by `Queued`: this refusal names none.
+    assert!(matches!(
+        h.take(waiting)[..],
+        [ServerMsg::Error {
+            id: None,
+            code: ErrorCode::TooManyRooms,
+            ..
+        }]
+    ));
+    assert_eq!(h.take(partner), [ServerMsg::Queued { id }]);
     assert_eq!(h.relay.room_count(), 1);
     // The refused player is back in the lobby, in no room and no queue.
     h.send(waiting, ClientMsg::Leave);
@@ -1417,8 +1439,8 @@ fn quick_matching_and_leaving_in_a_loop_is_capped_too() {
     assert_eq!(h.relay.room_count(), 2);
     // Once the rooms are gone, both may play again.
     h.advance(GRACE.as_millis() as u64);
-    h.send(a, ClientMsg::QuickMatch(RoomOptions::default()));
-    assert_eq!(h.take(a), [ServerMsg::Queued]);
+    let id = h.send(a, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(h.take(a), [ServerMsg::Queued { id }]);
 }
 
 #[test]
@@ -1493,8 +1515,8 @@ fn connections_in_no_room_are_closed_when_idle() {
     assert_eq!(h.closed.len(), 1);
     plays_on(&mut h, red, black, "h2e2");
     assert!(!h.take(watcher).is_empty());
-    h.send(queued, ClientMsg::Ping { nonce: 7 });
-    assert_eq!(h.take(queued), [ServerMsg::Pong { nonce: 7 }]);
+    let id = h.send(queued, ClientMsg::Ping);
+    assert_eq!(h.take(queued), [ServerMsg::Pong { id }]);
 }
 
 #[test]
@@ -1530,4 +1552,215 @@ fn waiting_and_idle_rooms_expire() {
     assert_eq!(h.relay.metrics().rooms_expired, 2);
     // The game with its players connected is untouched.
     plays_on(&mut h, red, black, "h2e2");
+}
+
+/// The request a message answers, if it answers one.
+fn answers(msg: &ServerMsg) -> Option<RequestId> {
+    match msg {
+        ServerMsg::Welcome { id, .. }
+        | ServerMsg::Queued { id }
+        | ServerMsg::Pong { id }
+        | ServerMsg::Done { id } => Some(*id),
+        ServerMsg::Joined { id, .. } | ServerMsg::Error { id, .. } => *id,
+        ServerMsg::Event { answers, .. } => *answers,
+        _ => None,
+    }
+}
+
+/// One request of every kind, accepted and refused, from several connections at once: each
+/// is answered by exactly one message, of the kind its request calls for, to its sender.
+#[test]
+fn every_request_is_answered_once_by_its_id() {
+    type Kind = fn(&ServerMsg) -> bool;
+    let welcome: Kind = |msg| matches!(msg, ServerMsg::Welcome { .. });
+    let joined: Kind = |msg| matches!(msg, ServerMsg::Joined { .. });
+    let queued: Kind = |msg| matches!(msg, ServerMsg::Queued { .. });
+    let event: Kind = |msg| matches!(msg, ServerMsg::Event { .. });
+    let pong: Kind = |msg| matches!(msg, ServerMsg::Pong { .. });
+    let done: Kind = |msg| matches!(msg, ServerMsg::Done { .. });
+    let error: Kind = |msg| matches!(msg, ServerMsg::Error { .. });
+
+    let mut h = Harness::new();
+    let mut asked: Vec<(RequestId, ConnId, Kind, &str)> = Vec::new();
+    let [red, black, watcher, waiter, pairer, stranger] = [(); 6].map(|()| h.raw());
+    for conn in [red, black, watcher, waiter, pairer] {
+        asked.push((h.send(conn, hello(None)), conn, welcome, "hello"));
+    }
+    let token = ResumeToken([3; 16]);
+    asked.push((
+        h.send(stranger, hello(Some(token))),
+        stranger,
+        error,
+        "unknown token",
+    ));
+    asked.push((
+        h.send(stranger, ClientMsg::Ping),
+        stranger,
+        error,
+        "before hello",
+    ));
+
+    let create = ClientMsg::CreateRoom(RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    });
+    asked.push((h.send(red, create), red, joined, "create"));
+    let code = match h.inbox[&red][..] {
+        [.., ServerMsg::Joined { code, .. }, ServerMsg::Snapshot(_)] => code,
+        ref other => panic!("expected a room, got {other:?}"),
+    };
+    asked.push((
+        h.send(black, ClientMsg::JoinRoom { code }),
+        black,
+        joined,
+        "join",
+    ));
+    let spectate = ClientMsg::Spectate { code };
+    asked.push((h.send(watcher, spectate), watcher, joined, "spectate"));
+    let quick = ClientMsg::QuickMatch(RoomOptions::default());
+    asked.push((
+        h.send(waiter, quick.clone()),
+        waiter,
+        queued,
+        "quick, waiting",
+    ));
+    asked.push((h.send(pairer, quick), pairer, joined, "quick, paired"));
+
+    let play = |iccs| ClientMsg::Act(Action::Play(mv(iccs)));
+    asked.push((h.send(red, play("h2e2")), red, event, "accepted move"));
+    asked.push((h.send(red, play("h0g2")), red, error, "out of turn"));
+    let resign = ClientMsg::Act(Action::Resign);
+    asked.push((h.send(black, resign), black, event, "resignation"));
+    asked.push((h.send(watcher, ClientMsg::Ping), watcher, pong, "ping"));
+    asked.push((h.send(red, ClientMsg::Rematch), red, done, "rematch asked"));
+    asked.push((
+        h.send(black, ClientMsg::Rematch),
+        black,
+        done,
+        "rematch agreed",
+    ));
+    asked.push((h.send(watcher, ClientMsg::Leave), watcher, done, "leave"));
+    asked.push((
+        h.send(watcher, ClientMsg::Leave),
+        watcher,
+        error,
+        "leave again",
+    ));
+    h.send_bytes(waiter, &[PROTOCOL_VERSION, 0xff, 0xff, 0xff]);
+
+    let sent: Vec<(ConnId, ServerMsg)> = h
+        .inbox
+        .drain()
+        .flat_map(|(conn, msgs)| msgs.into_iter().map(move |msg| (conn, msg)))
+        .collect();
+    for &(id, from, kind, what) in &asked {
+        let named: Vec<_> = sent
+            .iter()
+            .filter(|(_, msg)| answers(msg) == Some(id))
+            .collect();
+        match &named[..] {
+            [(to, msg)] => {
+                assert_eq!(*to, from, "{what}: answered to another connection");
+                assert!(kind(msg), "{what}: answered by {msg:?}");
+            }
+            other => panic!("{what} ({id}): expected one answer, got {other:?}"),
+        }
+    }
+    // Nothing names a request that was not sent, and the frame that did not decode gets the
+    // one error that names none.
+    let ids: Vec<RequestId> = asked.iter().map(|&(id, ..)| id).collect();
+    assert!(
+        sent.iter()
+            .filter_map(|(_, msg)| answers(msg))
+            .all(|id| ids.contains(&id))
+    );
+    let unnamed: Vec<_> = sent
+        .iter()
+        .filter(|(_, msg)| matches!(msg, ServerMsg::Error { id: None, .. }))
+        .collect();
+    assert!(
+        matches!(
+            unnamed[..],
+            [(
+                to,
+                ServerMsg::Error {
+                    code: ErrorCode::Malformed,
+                    ..
+                }
+            )] if *to == waiter
+        ),
+        "{unnamed:?}"
+    );
+}
+
+/// An accepted action is answered by the first event it made, in the actor's copy alone: the
+/// opponent's and the spectators' copies, and the actor's later events of the action, answer
+/// nothing. The answer is the one frame encoded apart; everyone else shares one.
+#[test]
+fn an_action_is_answered_by_its_first_event_in_the_actors_copy() {
+    let mut h = Harness::new();
+    let (red, black) = h.pair(RoomOptions::default());
+    let spectator = h.spectator(red.code);
+    h.send(red.conn, ClientMsg::Act(Action::OfferDraw));
+    h.play(red, "h2e2");
+    for conn in [red.conn, black.conn, spectator] {
+        h.take(conn);
+    }
+    // Black moves instead of answering: the move, then the offer's lapse.
+    let id = h.play(black, "h9g7");
+    let actor = h.take(black.conn);
+    assert!(
+        matches!(
+            actor[..],
+            [
+                ServerMsg::Event {
+                    seq: 2,
+                    event: Event::MovePlayed { .. },
+                    answers: Some(answered),
+                },
+                ServerMsg::Event {
+                    seq: 3,
+                    event: Event::DrawLapsed,
+                    answers: None,
+                },
+            ] if answered == id
+        ),
+        "{actor:?}"
+    );
+    let others = h.take(red.conn);
+    assert_eq!(h.take(spectator), others);
+    let unanswered: Vec<ServerMsg> = actor
+        .iter()
+        .map(|msg| match msg.clone() {
+            ServerMsg::Event { seq, event, .. } => ServerMsg::Event {
+                seq,
+                event,
+                answers: None,
+            },
+            other => other,
+        })
+        .collect();
+    assert_eq!(others, unanswered);
+    // Frames: the actor's first differs, the lapse is the same bytes for everyone.
+    let frames = |to: ConnId| -> Vec<Vec<u8>> {
+        h.last
+            .iter()
+            .filter_map(|out| match out {
+                Output::Send { to: conn, frame } if *conn == to => Some(frame.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (mine, theirs, watched) = (frames(black.conn), frames(red.conn), frames(spectator));
+    assert_eq!(theirs, watched);
+    assert_ne!(mine[0], theirs[0]);
+    assert_eq!(mine[1], theirs[1]);
+
+    // A refused action answers with its error alone, and nobody else hears of it.
+    let refused = h.play(black, "b9c7");
+    assert!(matches!(
+        h.take(black.conn)[..],
+        [ServerMsg::Error { id: Some(answered), .. }] if answered == refused
+    ));
+    h.assert_silent(&[red.conn, spectator]);
 }

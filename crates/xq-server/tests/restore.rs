@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use xq_protocol::{
-    ClientMsg, ErrorCode, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
-    ServerMsg, Snapshot, codec,
+    ClientMsg, ErrorCode, PROTOCOL_VERSION, Request, RequestId, ResumeToken, RoomCode, RoomOptions,
+    SeatChoice, ServerMsg, Snapshot, codec,
 };
 use xq_rules::{Move, Square};
 use xq_server::{Config, ConnId, Output, Relay};
@@ -22,6 +22,8 @@ const GRACE: Duration = Duration::from_secs(5);
 struct Life {
     relay: Relay,
     now: u64,
+    /// The id of the next request sent.
+    next_id: u32,
     inbox: HashMap<ConnId, Vec<ServerMsg>>,
 }
 
@@ -41,6 +43,7 @@ impl Life {
         let mut life = Self {
             relay: Relay::new(config, [seed; 32]),
             now: 0,
+            next_id: 1,
             inbox: HashMap::new(),
         };
         for room in rooms {
@@ -75,14 +78,27 @@ impl Life {
         Timestamp::from_millis(millis)
     }
 
-    fn send(&mut self, store: &mut SqliteStore, conn: ConnId, msg: &ClientMsg) {
+    /// Sends `msg` from `conn` in a request with the next id, which it returns.
+    fn send(&mut self, store: &mut SqliteStore, conn: ConnId, msg: &ClientMsg) -> RequestId {
         let now = Timestamp::from_millis(self.now);
+        let id = RequestId(self.next_id);
+        self.next_id += 1;
+        let request = Request {
+            id,
+            msg: msg.clone(),
+        };
         self.relay
-            .handle_frame(now, conn, &codec::to_frame(msg).expect("encodes"));
+            .handle_frame(now, conn, &codec::to_frame(&request).expect("encodes"));
         self.drain(store);
+        id
     }
 
-    fn hello(&mut self, store: &mut SqliteStore, conn: ConnId, resume: Option<ResumeToken>) {
+    fn hello(
+        &mut self,
+        store: &mut SqliteStore,
+        conn: ConnId,
+        resume: Option<ResumeToken>,
+    ) -> RequestId {
         let now = Timestamp::from_millis(self.now);
         let peer = Peer::Memory("mem-client".into());
         self.relay.handle_connect(now, conn, "mem", &peer);
@@ -91,7 +107,7 @@ impl Life {
             client: "restore-test".into(),
             resume,
         };
-        self.send(store, conn, &hello);
+        self.send(store, conn, &hello)
     }
 
     fn take(&mut self, conn: ConnId) -> Vec<ServerMsg> {
@@ -255,16 +271,14 @@ fn only_red_returns(store: &mut SqliteStore) -> (Life, RoomCode, ResumeToken, Re
 
 /// Black comes back with `token` and is refused the seat.
 fn assert_refused(life: &mut Life, store: &mut SqliteStore, token: ResumeToken) {
-    life.hello(store, BLACK, Some(token));
+    let id = life.hello(store, BLACK, Some(token));
     assert!(matches!(
         life.take(BLACK)[..],
-        [
-            ServerMsg::Welcome { .. },
-            ServerMsg::Error {
-                code: ErrorCode::ResumeRefused,
-                ..
-            }
-        ]
+        [ServerMsg::Error {
+            id: Some(answered),
+            code: ErrorCode::ResumeRefused,
+            ..
+        }] if answered == id
     ));
 }
 
@@ -324,10 +338,7 @@ fn a_game_nobody_resumes_is_archived_as_a_draw() {
     assert!(store.open_rooms().expect("reads").is_empty());
     for (conn, token) in [(RED, red_token), (BLACK, black_token)] {
         life.hello(&mut store, conn, Some(token));
-        assert!(matches!(
-            life.take(conn)[..],
-            [ServerMsg::Welcome { .. }, ServerMsg::Error { .. }]
-        ));
+        assert!(matches!(life.take(conn)[..], [ServerMsg::Error { .. }]));
     }
 }
 

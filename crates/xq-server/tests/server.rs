@@ -1,12 +1,12 @@
 //! The driver over real transports: `mem://`, loopback UDP and QUIC, each under a timeout.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use xq_protocol::{
-    ClientMsg, DisconnectReason, PROTOCOL_VERSION, ResumeToken, RoomCode, RoomOptions, SeatChoice,
-    ServerMsg, codec,
+    ClientMsg, DisconnectReason, PROTOCOL_VERSION, Request, RequestId, ResumeToken, RoomCode,
+    RoomOptions, SeatChoice, ServerMsg, codec,
 };
 use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
@@ -29,35 +29,39 @@ fn mem_url() -> String {
     format!("mem://server-test-{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// A client that speaks messages, not frames.
-struct Client(Arc<dyn Connection>);
+/// A client that speaks messages, not frames, each in a request with the next id.
+struct Client(Arc<dyn Connection>, AtomicU32);
 
 impl Client {
     async fn connect(url: &str, options: &Options) -> Self {
         let conn = xq_transport::connect(url, options)
             .await
             .unwrap_or_else(|e| panic!("connect {url}: {e}"));
-        Self(conn)
+        Self(conn, AtomicU32::new(1))
     }
 
     /// Connects and says hello (with a resume token, if given); returns the client and what
     /// followed the welcome.
     async fn hello(url: &str, options: &Options, resume: Option<ResumeToken>) -> Self {
         let client = Self::connect(url, options).await;
-        client
+        let id = client
             .send(ClientMsg::Hello {
                 version: PROTOCOL_VERSION,
                 client: "server-test".into(),
                 resume,
             })
             .await;
-        assert!(matches!(client.recv().await, ServerMsg::Welcome { .. }));
+        let welcome = client.recv().await;
+        assert!(matches!(welcome, ServerMsg::Welcome { id: answered, .. } if answered == id));
         client
     }
 
-    async fn send(&self, msg: ClientMsg) {
-        let frame = codec::to_frame(&msg).expect("test messages encode");
+    /// Sends `msg` in a request with the next id, which it returns.
+    async fn send(&self, msg: ClientMsg) -> RequestId {
+        let id = RequestId(self.1.fetch_add(1, Ordering::Relaxed));
+        let frame = codec::to_frame(&Request { id, msg }).expect("test messages encode");
         self.0.send(frame).await.expect("send");
+        id
     }
 
     async fn recv(&self) -> ServerMsg {
@@ -119,7 +123,7 @@ impl Client {
             .wait_for(|msg| matches!(msg, ServerMsg::Event { .. }))
             .await
         {
-            ServerMsg::Event { seq, event } => (seq, event),
+            ServerMsg::Event { seq, event, .. } => (seq, event),
             _ => unreachable!("filtered above"),
         }
     }
@@ -326,8 +330,8 @@ fn the_callers_future_triggers_the_shutdown() {
         let running = tokio::spawn(server.run_until(async {
             let _ = signal.await;
         }));
-        client.send(ClientMsg::Ping { nonce: 1 }).await;
-        assert_eq!(client.recv().await, ServerMsg::Pong { nonce: 1 });
+        let id = client.send(ClientMsg::Ping).await;
+        assert_eq!(client.recv().await, ServerMsg::Pong { id });
         trigger.send(()).expect("the server waits");
         client.expect_shutdown().await;
         running
@@ -377,8 +381,12 @@ fn a_client_that_does_not_read_is_cut_off_and_the_others_play_on() {
         let deaf = Client::hello(&url, &options, None).await;
         // Far more answers than the transport's send buffer holds; the relay may have cut it
         // off before the last is sent.
-        for nonce in 0..3000 {
-            let frame = codec::to_frame(&ClientMsg::Ping { nonce }).expect("pings encode");
+        for id in 0..3000 {
+            let ping = Request {
+                id: RequestId(id),
+                msg: ClientMsg::Ping,
+            };
+            let frame = codec::to_frame(&ping).expect("pings encode");
             if deaf.0.send(frame).await.is_err() {
                 break;
             }
@@ -461,8 +469,8 @@ async fn refused_over_the_cap(scheme: &str) {
         Err(TransportError::Closed) => {}
         other => panic!("expected a graceful close, got {other:?}"),
     }
-    first.send(ClientMsg::Ping { nonce: 7 }).await;
-    assert_eq!(first.recv().await, ServerMsg::Pong { nonce: 7 });
+    let id = first.send(ClientMsg::Ping).await;
+    assert_eq!(first.recv().await, ServerMsg::Pong { id });
     server.shutdown().await;
     first.expect_shutdown().await;
 }

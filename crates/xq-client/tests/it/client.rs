@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use xq_client::{Client, ClientError, ClientEvent, ClientOptions, ReconnectPolicy, Room};
 use xq_protocol::{
-    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, RoomOptions, SeatChoice, SeatInfo,
-    ServerMsg,
+    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, RequestId, RoomOptions, SeatChoice,
+    SeatInfo, ServerMsg,
 };
 use xq_rules::{Color, Move, Square};
 use xq_session::{Action, CommandError, Event, MatchConfig, Status};
@@ -20,6 +20,8 @@ fn options() -> ClientOptions {
             first_delay: Duration::from_millis(10),
             max_delay: Duration::from_millis(100),
         },
+        // The scripted relay answers pings only when the test reads.
+        keepalive: None,
         ..ClientOptions::default()
     }
 }
@@ -87,6 +89,7 @@ async fn another_protocol_version_is_a_typed_error() {
             message: "speak version 2".into(),
         },
         ServerMsg::Welcome {
+            id: RequestId(1),
             version: PROTOCOL_VERSION + 1,
             server: "future".into(),
         },
@@ -107,8 +110,8 @@ async fn another_protocol_version_is_a_typed_error() {
     let (client, ()) = tokio::join!(Client::connect(&url, options()), async {
         let peer = relay.accept().await;
         peer.recv().await;
-        let mut frame =
-            xq_protocol::codec::to_frame(&ServerMsg::Queued).unwrap_or_else(|e| panic!("{e}"));
+        let mut frame = xq_protocol::codec::to_frame(&ServerMsg::Queued { id: RequestId(1) })
+            .unwrap_or_else(|e| panic!("{e}"));
         frame[0] = PROTOCOL_VERSION + 1;
         peer.conn
             .send(frame)
@@ -154,6 +157,7 @@ async fn joining_an_unknown_room_is_refused() {
     let (joined, ()) = tokio::join!(client.join(code()), async {
         assert_eq!(peer.recv().await, ClientMsg::JoinRoom { code: code() });
         peer.send(ServerMsg::Error {
+            id: Some(peer.id()),
             code: ErrorCode::RoomNotFound,
             message: "no such room".into(),
         })
@@ -169,8 +173,8 @@ async fn joining_an_unknown_room_is_refused() {
     assert_eq!(client.room(), None);
 }
 
-/// Refusals carry no request id: the refusal of a command sent before a room request must not
-/// be taken for the room request's answer.
+/// A refusal names the request it refuses: the refusal of a request sent before a room request
+/// is not taken for the room request's answer.
 #[tokio::test]
 async fn a_refusal_of_an_earlier_command_is_not_the_answer_to_a_room_request() {
     let relay = Relay::listen("client-stray-refusal").await;
@@ -180,6 +184,7 @@ async fn a_refusal_of_an_earlier_command_is_not_the_answer_to_a_room_request() {
     let (created, ()) = tokio::join!(client.create(RoomOptions::default()), async {
         assert_eq!(peer.recv().await, ClientMsg::Rematch);
         peer.send(ServerMsg::Error {
+            id: Some(peer.id()),
             code: ErrorCode::NotInRoom,
             message: "you are in no room".into(),
         })
@@ -213,7 +218,7 @@ async fn quick_match_reports_the_queue_then_seats() {
     let (mut client, peer) = connect(&relay).await;
     let (room, ()) = tokio::join!(client.quick_match(RoomOptions::default()), async {
         assert!(matches!(peer.recv().await, ClientMsg::QuickMatch(_)));
-        peer.send(ServerMsg::Queued).await;
+        peer.send(ServerMsg::Queued { id: peer.id() }).await;
         peer.seat(Some(Color::Black), referee.snapshot(ms(0))).await;
     });
     assert_eq!(room.ok().and_then(|room| room.seat), Some(Color::Black));
@@ -254,6 +259,7 @@ async fn commands_carry_the_seat_and_come_back_as_events() {
     client.play(h2e2()).await.unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(peer.recv().await, ClientMsg::Act(_)));
     peer.send(ServerMsg::Error {
+        id: Some(peer.id()),
         code: ErrorCode::Rejected(CommandError::NotYourTurn),
         message: "not your turn".into(),
     })
@@ -513,6 +519,7 @@ async fn a_refused_resume_ends_the_client() {
     ));
     let (peer, _) = relay.welcome().await;
     peer.send(ServerMsg::Error {
+        id: Some(peer.id()),
         code: ErrorCode::ResumeRefused,
         message: "grace period over".into(),
     })
@@ -574,8 +581,8 @@ async fn close_leaves_the_room_and_ends_the_stream() {
     ));
 }
 
-/// The relay answers a leave only to refuse it: the client waits for the pong of a ping sent
-/// after it, and takes the first refusal after the pong of the one sent before as the leave's.
+/// The relay answers a leave with `Done`, or refuses it; the refusal of another request is not
+/// the leave's answer.
 #[tokio::test]
 async fn a_leave_is_answered_by_the_relay_and_a_refusal_changes_nothing() {
     let relay = Relay::listen("client-leave").await;
@@ -586,11 +593,11 @@ async fn a_leave_is_answered_by_the_relay_and_a_refusal_changes_nothing() {
     let (left, ()) = tokio::join!(client.leave(), async {
         assert_eq!(peer.recv().await, ClientMsg::Leave);
         peer.send(ServerMsg::Error {
+            id: Some(peer.id()),
             code: ErrorCode::NotInRoom,
             message: "you are in no room".into(),
         })
         .await;
-        peer.answer_ping().await;
     });
     assert!(
         matches!(
@@ -611,12 +618,13 @@ async fn a_leave_is_answered_by_the_relay_and_a_refusal_changes_nothing() {
     let (left, ()) = tokio::join!(client.leave(), async {
         assert_eq!(peer.recv().await, ClientMsg::Rematch);
         peer.send(ServerMsg::Error {
+            id: Some(peer.id()),
             code: ErrorCode::GameNotOver,
             message: "the game is not over".into(),
         })
         .await;
         assert_eq!(peer.recv().await, ClientMsg::Leave);
-        peer.answer_ping().await;
+        peer.done().await;
     });
     left.unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(

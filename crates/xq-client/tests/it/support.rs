@@ -1,11 +1,13 @@
 //! Test helpers: a referee that numbers a real match's events and writes snapshots as the
 //! relay does, and a scripted relay on `mem://` that speaks the protocol one message at a time.
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Duration;
 
 use xq_protocol::{
-    ClientMsg, PROTOCOL_VERSION, ResumeToken, RoomCode, SeatInfo, ServerMsg, Snapshot, codec,
+    ClientMsg, PROTOCOL_VERSION, Request, RequestId, ResumeToken, RoomCode, SeatInfo, ServerMsg,
+    Snapshot, codec,
 };
 use xq_rules::{ByColor, Color, Move};
 use xq_session::{Action, Command, CommandError, Event, Match, MatchConfig, Timestamp};
@@ -97,7 +99,11 @@ impl Referee {
 
 /// The message that carries a numbered event.
 pub(crate) fn numbered((seq, event): (u64, Event)) -> ServerMsg {
-    ServerMsg::Event { seq, event }
+    ServerMsg::Event {
+        seq,
+        event,
+        answers: None,
+    }
 }
 
 /// A scripted relay: a mem listener whose connections the test drives message by message.
@@ -122,7 +128,10 @@ impl Relay {
         let conn = within(self.listener.accept())
             .await
             .unwrap_or_else(|e| panic!("{e}"));
-        Peer { conn }
+        Peer {
+            conn,
+            last: Cell::new(RequestId::default()),
+        }
     }
 
     /// Accepts the next connection, reads its hello and welcomes it; returns the hello's
@@ -139,6 +148,7 @@ impl Relay {
             other => panic!("expected hello, got {other:?}"),
         };
         peer.send(ServerMsg::Welcome {
+            id: peer.id(),
             version: PROTOCOL_VERSION,
             server: "scripted".into(),
         })
@@ -155,6 +165,8 @@ impl Relay {
 /// One connection as the relay sees it.
 pub(crate) struct Peer {
     pub(crate) conn: Arc<dyn Connection>,
+    /// The id of the last request [`Peer::recv`] returned.
+    last: Cell<RequestId>,
 }
 
 impl Peer {
@@ -166,36 +178,39 @@ impl Peer {
             .unwrap_or_else(|e| panic!("{e}"));
     }
 
-    /// The next message, answering pings on the way as a relay does.
+    /// The next request's message, answering keep-alive pings on the way as a relay does;
+    /// its id is [`Peer::id`] from then on.
     pub(crate) async fn recv(&self) -> ClientMsg {
         loop {
-            match self.recv_any().await {
-                ClientMsg::Ping { nonce } => self.send(ServerMsg::Pong { nonce }).await,
-                msg => return msg,
+            let frame = within(self.conn.recv())
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            let request: Request = codec::decode(&frame).unwrap_or_else(|e| panic!("{e}"));
+            match request.msg {
+                ClientMsg::Ping => self.send(ServerMsg::Pong { id: request.id }).await,
+                msg => {
+                    self.last.set(request.id);
+                    return msg;
+                }
             }
         }
     }
 
-    /// Answers the next message, which must be a ping.
-    pub(crate) async fn answer_ping(&self) {
-        match self.recv_any().await {
-            ClientMsg::Ping { nonce } => self.send(ServerMsg::Pong { nonce }).await,
-            other => panic!("expected a ping, got {other:?}"),
-        }
+    /// The id of the last request [`Peer::recv`] returned.
+    pub(crate) fn id(&self) -> RequestId {
+        self.last.get()
     }
 
-    /// The next message, whatever it is.
-    async fn recv_any(&self) -> ClientMsg {
-        let frame = within(self.conn.recv())
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        codec::decode(&frame).unwrap_or_else(|e| panic!("{e}"))
+    /// Answers the last request with [`ServerMsg::Done`].
+    pub(crate) async fn done(&self) {
+        self.send(ServerMsg::Done { id: self.id() }).await;
     }
 
     /// Answers a room request: `Joined` for `seat`, then the snapshot.
     pub(crate) async fn seat(&self, seat: Option<Color>, snapshot: Snapshot) {
         let resume = seat.map(|_| TOKEN);
         self.send(ServerMsg::Joined {
+            id: Some(self.id()),
             code: code(),
             seat,
             resume,

@@ -1,0 +1,511 @@
+//! The core driven by scripted frames: requests out, the relay's answers in, time by argument.
+
+use std::time::Duration;
+
+use xq_protocol::{SeatInfo, Snapshot};
+use xq_rules::{ByColor, Color, Move, Square};
+use xq_session::{Event, Match, MatchConfig, MoveText};
+
+use super::*;
+
+const TOKEN: ResumeToken = ResumeToken([7; 16]);
+
+const fn ms(millis: u64) -> Timestamp {
+    Timestamp::from_millis(millis)
+}
+
+fn code() -> RoomCode {
+    "K7QX3M".parse().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn options() -> ClientOptions {
+    ClientOptions {
+        reconnect: crate::ReconnectPolicy {
+            period: Duration::from_secs(10),
+            first_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(1),
+        },
+        keepalive: Some(Keepalive {
+            interval: Duration::from_secs(5),
+            timeout: Duration::from_secs(15),
+        }),
+        ..ClientOptions::default()
+    }
+}
+
+/// The next request the core sends.
+fn sent(core: &mut ClientCore) -> Request {
+    let frame = core
+        .poll_transmit()
+        .unwrap_or_else(|| panic!("nothing sent"));
+    codec::decode(&frame).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn nothing_sent(core: &mut ClientCore) {
+    if let Some(frame) = core.poll_transmit() {
+        panic!("sent {:?}", codec::decode::<Request>(&frame));
+    }
+}
+
+fn hear(core: &mut ClientCore, now: Timestamp, msg: &ServerMsg) {
+    let frame = codec::to_frame(msg).unwrap_or_else(|e| panic!("{e}"));
+    core.handle_frame(now, &frame);
+}
+
+fn events(core: &mut ClientCore) -> Vec<CoreEvent> {
+    std::iter::from_fn(|| core.poll_event()).collect()
+}
+
+fn welcome(id: RequestId) -> ServerMsg {
+    ServerMsg::Welcome {
+        id,
+        version: PROTOCOL_VERSION,
+        server: "test".into(),
+    }
+}
+
+/// A core connected and welcomed at 0.
+fn connected() -> ClientCore {
+    let mut core = ClientCore::new(options());
+    let hello = core.handle_connected(ms(0));
+    assert!(matches!(
+        sent(&mut core).msg,
+        ClientMsg::Hello { resume: None, .. }
+    ));
+    hear(&mut core, ms(0), &welcome(hello));
+    assert!(matches!(
+        events(&mut core)[..],
+        [CoreEvent::Answered { id, outcome: Ok(Answer::Welcome) }] if id == hello
+    ));
+    core
+}
+
+fn seats() -> ByColor<SeatInfo> {
+    let here = SeatInfo {
+        taken: true,
+        connected: true,
+    };
+    ByColor {
+        red: here,
+        black: here,
+    }
+}
+
+fn snapshot(game: &Match) -> ServerMsg {
+    let standing = game.standing(ms(0));
+    ServerMsg::Snapshot(Box::new(Snapshot::new(code(), standing, seats(), None, 0)))
+}
+
+/// A core seated at Red in a started match, and that match.
+fn seated() -> (ClientCore, Match) {
+    let mut core = connected();
+    let id = core
+        .create(RoomOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(sent(&mut core).msg, ClientMsg::CreateRoom(_)));
+    let joined = ServerMsg::Joined {
+        id: Some(id),
+        code: code(),
+        seat: Some(Color::Red),
+        resume: Some(TOKEN),
+    };
+    let game = Match::new(MatchConfig::default(), ms(0));
+    hear(&mut core, ms(1), &joined);
+    hear(&mut core, ms(1), &snapshot(&game));
+    let room = Room {
+        code: code(),
+        seat: Some(Color::Red),
+    };
+    assert!(matches!(
+        events(&mut core)[..],
+        [CoreEvent::Answered { id: answered, outcome: Ok(Answer::Entered(entered)) }]
+            if answered == id && entered == room
+    ));
+    assert_eq!(core.resume_token(), Some(TOKEN));
+    (core, game)
+}
+
+const CANNON: Move = Move::new(Square::H2, Square::E2);
+
+#[test]
+fn every_request_carries_a_new_id() {
+    let mut core = connected();
+    let ping = core.ping().unwrap_or_else(|e| panic!("{e}"));
+    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(ping, spectate);
+    assert_eq!(sent(&mut core).id, ping);
+    assert_eq!(sent(&mut core).id, spectate);
+    // A second room request waits for the first one's answer.
+    assert!(matches!(
+        core.join(code()),
+        Err(ClientError::RequestPending)
+    ));
+    hear(&mut core, ms(1), &ServerMsg::Pong { id: ping });
+    assert!(matches!(
+        events(&mut core)[..],
+        [CoreEvent::Answered { id, outcome: Ok(Answer::Pong) }] if id == ping
+    ));
+}
+
+#[test]
+fn an_accepted_action_is_answered_by_its_first_event() {
+    let (mut core, mut game) = seated();
+    let id = core
+        .act(Action::Play(CANNON))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sent(&mut core).msg, ClientMsg::Act(Action::Play(CANNON)));
+    game.handle(ms(2), Action::Play(CANNON).by(Color::Red))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let event = game.poll_event().unwrap_or_else(|| panic!("an event"));
+    let msg = ServerMsg::Event {
+        seq: 0,
+        event: event.clone(),
+        answers: Some(id),
+    };
+    hear(&mut core, ms(3), &msg);
+    let seen = events(&mut core);
+    assert!(matches!(&seen[..], [
+        CoreEvent::Client(ClientEvent::Match { seq: 0, event: e }),
+        CoreEvent::Answered { id: answered, outcome: Ok(Answer::Accepted) },
+    ] if *e == event && *answered == id));
+    assert_eq!(core.mirror().map(Mirror::position), Some(game.position()));
+}
+
+#[test]
+fn refusals_are_answered_by_id() {
+    let (mut core, _) = seated();
+    let act = core
+        .act(Action::Play(Move::new(Square::H9, Square::G7)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let refusal = |id| ServerMsg::Error {
+        id: Some(id),
+        code: ErrorCode::Rejected(xq_session::CommandError::NotYourTurn),
+        message: "not your turn".into(),
+    };
+    hear(&mut core, ms(2), &refusal(act));
+    let seen = events(&mut core);
+    assert!(matches!(&seen[..], [
+        CoreEvent::Answered { id, outcome: Err(ClientError::Refused { .. }) },
+        CoreEvent::Client(ClientEvent::Rejected { .. }),
+    ] if *id == act));
+    // A refused leave answers the leave alone, and the client stays in its room.
+    let leave = core.leave().unwrap_or_else(|e| panic!("{e}"));
+    hear(&mut core, ms(3), &refusal(leave));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Answered { id, outcome: Err(ClientError::Refused { .. }) }] if *id == leave
+    ));
+    assert!(core.room().is_some());
+    // A frame the relay could not read is refused with no id: the owner hears of it.
+    hear(
+        &mut core,
+        ms(4),
+        &ServerMsg::Error {
+            id: None,
+            code: ErrorCode::Malformed,
+            message: String::new(),
+        },
+    );
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Rejected {
+            code: ErrorCode::Malformed,
+            ..
+        })]
+    ));
+}
+
+#[test]
+fn a_leave_is_done_when_the_relay_says_so() {
+    let (mut core, _) = seated();
+    while core.poll_transmit().is_some() {}
+    let id = core.leave().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sent(&mut core).msg, ClientMsg::Leave);
+    assert!(core.room().is_some(), "in the room until the answer");
+    hear(&mut core, ms(2), &ServerMsg::Done { id });
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Answered { id: done, outcome: Ok(Answer::Done) }] if *done == id
+    ));
+    assert_eq!(core.room(), None);
+    assert!(core.mirror().is_none());
+    assert!(matches!(core.leave(), Err(ClientError::NotInRoom)));
+}
+
+#[test]
+fn a_quick_match_waits_then_enters_with_the_pairing() {
+    let mut core = connected();
+    let id = core
+        .quick_match(RoomOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    hear(&mut core, ms(1), &ServerMsg::Queued { id });
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Queued)]
+    ));
+    let joined = ServerMsg::Joined {
+        id: None,
+        code: code(),
+        seat: Some(Color::Black),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, ms(9), &joined);
+    hear(
+        &mut core,
+        ms(9),
+        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
+    );
+    assert!(matches!(&events(&mut core)[..], [
+        CoreEvent::Client(ClientEvent::MatchStarted),
+        CoreEvent::Answered { id: entered, outcome: Ok(Answer::Entered(room)) },
+    ] if *entered == id && room.seat == Some(Color::Black)));
+}
+
+#[test]
+fn a_quick_match_refused_at_its_pairing_is_answered() {
+    let mut core = connected();
+    let id = core
+        .quick_match(RoomOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    hear(&mut core, ms(1), &ServerMsg::Queued { id });
+    events(&mut core);
+    let refused = ServerMsg::Error {
+        id: None,
+        code: ErrorCode::TooManyRooms,
+        message: "too many rooms".into(),
+    };
+    hear(&mut core, ms(5), &refused);
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Answered { id: answered, outcome: Err(ClientError::Refused { code: ErrorCode::TooManyRooms, .. }) }]
+            if *answered == id
+    ));
+    assert!(
+        core.create(RoomOptions::default()).is_ok(),
+        "free to ask again"
+    );
+}
+
+#[test]
+fn a_dropped_player_reconnects_and_takes_its_seat_back() {
+    let (mut core, game) = seated();
+    while core.poll_transmit().is_some() {}
+    core.handle_disconnected(ms(100), ClientError::ConnectionLost);
+    assert!(matches!(
+        &events(&mut core)[..],
+        [
+            CoreEvent::Client(ClientEvent::Reconnecting { .. }),
+            CoreEvent::Connect,
+        ]
+    ));
+    assert!(!core.is_connected());
+    assert!(matches!(
+        core.act(Action::Resign),
+        Err(ClientError::NotConnected)
+    ));
+    // The first attempt fails; the next one is due after the first pause.
+    core.handle_disconnected(ms(120), ClientError::Timeout);
+    assert!(events(&mut core).is_empty());
+    assert_eq!(core.poll_timeout(), Some(ms(220)));
+    core.handle_timeout(ms(220));
+    assert!(matches!(&events(&mut core)[..], [CoreEvent::Connect]));
+    let hello = core.handle_connected(ms(230));
+    assert!(matches!(
+        sent(&mut core).msg,
+        ClientMsg::Hello {
+            resume: Some(TOKEN),
+            ..
+        }
+    ));
+    hear(&mut core, ms(240), &welcome(hello));
+    assert!(!core.is_connected(), "not until the room is back");
+    let joined = ServerMsg::Joined {
+        id: None,
+        code: code(),
+        seat: Some(Color::Red),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, ms(250), &joined);
+    hear(&mut core, ms(250), &snapshot(&game));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
+    assert!(core.is_connected());
+    nothing_sent(&mut core);
+}
+
+#[test]
+fn a_refused_resume_ends_the_client() {
+    let (mut core, _) = seated();
+    core.handle_disconnected(ms(100), ClientError::ConnectionLost);
+    let hello = core.handle_connected(ms(110));
+    events(&mut core);
+    // The relay refuses a hello whose token holds no seat.
+    hear(
+        &mut core,
+        ms(130),
+        &ServerMsg::Error {
+            id: Some(hello),
+            code: ErrorCode::ResumeRefused,
+            message: "the seat is gone".into(),
+        },
+    );
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Disconnected {
+            cause: ClientError::Refused {
+                code: ErrorCode::ResumeRefused,
+                ..
+            }
+        }),]
+    ));
+    assert!(core.is_closed());
+    assert_eq!(core.poll_timeout(), None);
+}
+
+#[test]
+fn reconnecting_stops_when_the_period_runs_out() {
+    let (mut core, _) = seated();
+    core.handle_disconnected(ms(0), ClientError::ConnectionLost);
+    events(&mut core);
+    let mut now = ms(0);
+    while let Some(at) = core.poll_timeout() {
+        assert!(at <= ms(10_000), "{at:?}");
+        now = at;
+        core.handle_timeout(now);
+        if events(&mut core)
+            .iter()
+            .any(|event| matches!(event, CoreEvent::Connect))
+        {
+            core.handle_disconnected(now, ClientError::Timeout);
+        }
+    }
+    assert!(core.is_closed());
+    assert!(now <= ms(10_000));
+}
+
+#[test]
+fn a_quiet_relay_is_pinged_then_given_up() {
+    let (mut core, _) = seated();
+    while core.poll_transmit().is_some() {}
+    assert_eq!(core.poll_timeout(), Some(ms(5_001)));
+    core.handle_timeout(ms(5_001));
+    let ping = sent(&mut core);
+    assert_eq!(ping.msg, ClientMsg::Ping);
+    // Its pong is the keep-alive's own business.
+    hear(&mut core, ms(5_010), &ServerMsg::Pong { id: ping.id });
+    assert!(events(&mut core).is_empty());
+    // Silent again: a second ping, then the connection counts as failed 15 s after the
+    // relay was last heard from.
+    core.handle_timeout(ms(10_010));
+    assert_eq!(sent(&mut core).msg, ClientMsg::Ping);
+    assert_eq!(core.poll_timeout(), Some(ms(20_010)));
+    core.handle_timeout(ms(20_010));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [
+            CoreEvent::Client(ClientEvent::Reconnecting {
+                cause: ClientError::Timeout
+            }),
+            CoreEvent::Connect,
+        ]
+    ));
+}
+
+#[test]
+fn a_first_hello_that_fails_answers_the_owner_and_ends() {
+    let mut core = ClientCore::new(options());
+    let hello = core.handle_connected(ms(0));
+    core.handle_timeout(ms(10_000));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Answered { id, outcome: Err(ClientError::Timeout) }] if *id == hello
+    ));
+    assert!(core.is_closed());
+}
+
+#[test]
+fn a_resuming_core_enters_its_room_with_its_first_hello() {
+    let mut core = ClientCore::resuming(options(), TOKEN);
+    let hello = core.handle_connected(ms(0));
+    assert!(matches!(
+        sent(&mut core).msg,
+        ClientMsg::Hello {
+            resume: Some(TOKEN),
+            ..
+        }
+    ));
+    hear(&mut core, ms(1), &welcome(hello));
+    let joined = ServerMsg::Joined {
+        id: None,
+        code: code(),
+        seat: Some(Color::Black),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, ms(1), &joined);
+    hear(
+        &mut core,
+        ms(1),
+        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
+    );
+    assert!(matches!(&events(&mut core)[..], [
+        CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
+    ] if *id == hello && room.seat == Some(Color::Black)));
+}
+
+#[test]
+fn garbage_from_the_relay_fails_the_connection_not_the_core() {
+    let (mut core, _) = seated();
+    core.handle_frame(ms(5), &[PROTOCOL_VERSION, 250, 1, 2]);
+    assert!(matches!(
+        &events(&mut core)[..],
+        [
+            CoreEvent::Client(ClientEvent::Reconnecting {
+                cause: ClientError::Decode(_)
+            }),
+            CoreEvent::Connect,
+        ]
+    ));
+    // An event out of line is refused by the mirror, and costs the connection too.
+    let (mut core, _) = seated();
+    let text = MoveText::new(&xq_rules::Position::startpos(), CANNON);
+    let late = ServerMsg::Event {
+        seq: 5,
+        event: Event::MovePlayed {
+            by: Color::Red,
+            mv: CANNON,
+            text,
+            captured: None,
+            gives_check: false,
+            ply: 1,
+            clocks: None,
+        },
+        answers: None,
+    };
+    hear(&mut core, ms(5), &late);
+    assert!(matches!(
+        &events(&mut core)[..],
+        [
+            CoreEvent::Client(ClientEvent::Reconnecting {
+                cause: ClientError::Mirror(_)
+            }),
+            CoreEvent::Connect,
+        ]
+    ));
+}
+
+#[test]
+fn a_dead_connection_reported_again_changes_nothing() {
+    let (mut core, _) = seated();
+    core.handle_disconnected(ms(100), ClientError::ConnectionLost);
+    core.handle_disconnected(ms(120), ClientError::Timeout);
+    events(&mut core);
+    let next = core.poll_timeout();
+    // A driver that reports the dead connection again and again pushes no attempt back.
+    for _ in 0..10 {
+        core.handle_disconnected(ms(121), ClientError::ConnectionLost);
+    }
+    assert_eq!(core.poll_timeout(), next);
+    assert!(events(&mut core).is_empty());
+}
