@@ -331,7 +331,9 @@ impl Client {
         .await
         .map_err(|_| ClientError::Timeout)??;
         let origin = Instant::now();
-        let hello = core.handle_connected(driver::stamp(origin, origin));
+        let hello = core
+            .handle_connected(driver::stamp(origin, origin))
+            .ok_or(ClientError::Closed)?;
         let (shared, answer) = Shared::new(core, origin, hello);
         let (sender, events) = mpsc::unbounded_channel();
         let (shutdown, stopped) = watch::channel(false);

@@ -192,8 +192,12 @@ impl ClientCore {
     }
 
     /// A transport connection is up at `now`: the core says hello (with the seat's resume
-    /// token, to take it back). Returns the hello's id.
-    pub fn handle_connected(&mut self, now: Timestamp) -> RequestId {
+    /// token, to take it back). Returns the hello's id; `None` from a closed core, which says
+    /// nothing any more.
+    pub fn handle_connected(&mut self, now: Timestamp) -> Option<RequestId> {
+        if self.link == Link::Closed {
+            return None;
+        }
         let resume = self
             .room
             .and_then(|seating| seating.token)
@@ -203,7 +207,12 @@ impl ClientCore {
             client: self.options.name.clone(),
             resume,
         });
-        let deadline = self.attempt_deadline(now);
+        // One deadline for the whole attempt: the transport's handshake, the hello and, for a
+        // resume, the room's snapshot.
+        let deadline = match self.link {
+            Link::Connecting { deadline } => deadline,
+            _ => self.attempt_deadline(now),
+        };
         self.link = Link::Greeting { id, deadline };
         self.last_heard = now;
         if self.room.is_none() && self.initial_token.is_some() {
@@ -215,16 +224,21 @@ impl ClientCore {
                         starts_match: false,
                     },
                 )
-                .paired(),
+                .resuming(),
             );
         }
-        id
+        Some(id)
     }
 
     /// One whole frame from the relay, at `now`. A frame that does not decode, or that the
     /// mirror cannot follow, fails the connection (a new one brings a fresh snapshot).
     pub fn handle_frame(&mut self, now: Timestamp, frame: &[u8]) {
-        if self.link == Link::Closed {
+        // Only a connection the core is using speaks to it: one it gave up on (closed, or
+        // failed and waiting for the next attempt) is dead, whatever still arrives on it.
+        if !matches!(
+            self.link,
+            Link::Greeting { .. } | Link::Resuming { .. } | Link::Up
+        ) {
             return;
         }
         self.last_heard = now;
@@ -447,6 +461,13 @@ impl ClientCore {
         self.link == Link::Up
     }
 
+    /// Whether the connection failed and the core waits to try again: the driver drops the
+    /// failed connection (nothing on it counts any more) until [`CoreEvent::Connect`].
+    #[must_use]
+    pub fn is_reconnecting(&self) -> bool {
+        matches!(self.link, Link::Waiting { .. } | Link::Connecting { .. })
+    }
+
     /// Whether the core has ended for good (closed, or disconnected).
     #[must_use]
     pub fn is_closed(&self) -> bool {
@@ -528,7 +549,7 @@ impl ClientCore {
             }
             ServerMsg::Queued { id } => {
                 if let Some(entry) = self.entry.as_mut().filter(|entry| entry.id == id) {
-                    *entry = entry.paired();
+                    *entry = entry.queued();
                 }
                 self.emit(ClientEvent::Queued);
             }
@@ -601,16 +622,19 @@ impl ClientCore {
     /// The relay welcomed the hello `id`: the first connection is up, or a new one starts
     /// taking the room back.
     fn welcomed(&mut self, now: Timestamp, id: RequestId, version: u8) -> Result<(), ClientError> {
-        if !matches!(self.link, Link::Greeting { id: hello, .. } if hello == id) {
-            return Ok(());
-        }
+        let deadline = match self.link {
+            Link::Greeting {
+                id: hello,
+                deadline,
+            } if hello == id => deadline,
+            _ => return Ok(()),
+        };
         if version != PROTOCOL_VERSION {
             return Err(ClientError::VersionMismatch {
                 relay: Some(version),
             });
         }
         let first = self.outage.is_none();
-        let deadline = self.attempt_deadline(now);
         match self.room {
             // The first hello carried a token: its entry completes with the snapshot.
             _ if first && self.entry.is_some() => self.link = Link::Resuming { deadline },
@@ -620,7 +644,7 @@ impl ClientCore {
             }
             Some(Seating { token: Some(_), .. }) => {
                 // The hello carried the token: `Joined` and the snapshot follow.
-                self.entry = Some(Entry::new(id, Purpose::Resume).paired());
+                self.entry = Some(Entry::new(id, Purpose::Resume).resuming());
                 self.link = Link::Resuming { deadline };
             }
             Some(Seating { room, .. }) => {
@@ -686,9 +710,7 @@ impl ClientCore {
         let Some(id) = id else {
             // A quick match that waited is refused when its pairing fails, its request
             // answered by `Queued` already.
-            if let Some(entry) = self.entry.take_if(|entry| {
-                entry.awaits_pairing() && matches!(entry.purpose, Purpose::Owner { .. })
-            }) {
+            if let Some(entry) = self.entry.take_if(|entry| entry.is_queued()) {
                 self.answer(entry.id, Err(refusal()));
                 return Ok(());
             }
@@ -731,6 +753,9 @@ impl ClientCore {
             return self.finish(Some(cause));
         }
         self.ping = None;
+        // What waited to go out goes with the connection; a resume in progress starts over.
+        self.transmits.clear();
+        self.entry.take_if(|entry| entry.purpose == Purpose::Resume);
         let retry = matches!(self.link, Link::Up | Link::Resuming { .. });
         if let Some(outage) = &mut self.outage {
             // A connection that was up is tried again at once, a failed attempt after a
@@ -758,20 +783,18 @@ impl ClientCore {
 
     /// Ends for good; `cause` is why, unless the owner asked for it.
     fn finish(&mut self, cause: Option<ClientError>) {
-        // The first hello's owner waits for its answer, and the failure is that answer; a
-        // first resume that runs out of time is answered so too (one cut off is a lost
-        // connection, as for any entry).
+        // The first hello's owner waits for its answer (a first resume's, for the room), and
+        // the failure is that answer.
         let greeting = match self.link {
             _ if self.outage.is_some() || self.room.is_some() => None,
             Link::Greeting { id, .. } => {
                 self.entry.take_if(|entry| entry.id == id);
                 Some(id)
             }
-            Link::Resuming { .. } if matches!(cause, Some(ClientError::Timeout)) => {
-                self.entry.take().map(|entry| entry.id)
-            }
+            Link::Resuming { .. } => self.entry.take().map(|entry| entry.id),
             _ => None,
         };
+        self.transmits.clear();
         let lost = cause.is_some();
         self.fail_requests(|| {
             if lost {
@@ -782,6 +805,10 @@ impl ClientCore {
         });
         self.link = Link::Closed;
         match (greeting, cause) {
+            // A first resume cut off is a lost connection, as for any entry.
+            (Some(id), Some(cause)) if cause.is_transport() => {
+                self.answer(id, Err(ClientError::ConnectionLost));
+            }
             (Some(id), Some(cause)) => self.answer(id, Err(cause)),
             (None, Some(cause)) => self.emit(ClientEvent::Disconnected { cause }),
             (_, None) => {}

@@ -145,10 +145,9 @@ impl Driver {
             let conn = self.conn.clone();
             tokio::select! {
                 biased;
-                _ = shutdown.changed() => {
-                    self.shared.lock().core.close();
-                    break;
-                }
+                // Closing (`Client::close`) has told the core already; a dropped client just
+                // goes, as a connection that fails does.
+                _ = shutdown.changed() => break,
                 () = shared.queued.notified() => {}
                 received = async {
                     match &conn {
@@ -159,12 +158,18 @@ impl Driver {
                     let now = self.shared.now();
                     let mut inner = self.shared.lock();
                     match received {
-                        Ok(frame) => inner.core.handle_frame(now, &frame),
-                        Err(error) => {
-                            inner.core.handle_disconnected(now, error.into());
-                            drop(inner);
-                            self.conn = None;
+                        // Time is due too: a relay that keeps sending must not hold off the
+                        // core's deadlines.
+                        Ok(frame) => {
+                            inner.core.handle_frame(now, &frame);
+                            inner.core.handle_timeout(now);
                         }
+                        Err(error) => inner.core.handle_disconnected(now, error.into()),
+                    }
+                    // A connection the core gave up on is dropped: nothing on it counts.
+                    if inner.core.is_reconnecting() {
+                        drop(inner);
+                        self.conn = None;
                     }
                 }
                 () = async {
@@ -174,7 +179,12 @@ impl Driver {
                     }
                 } => {
                     let now = self.shared.now();
-                    self.shared.lock().core.handle_timeout(now);
+                    let mut inner = self.shared.lock();
+                    inner.core.handle_timeout(now);
+                    if inner.core.is_reconnecting() {
+                        drop(inner);
+                        self.conn = None;
+                    }
                 }
             }
         }
@@ -243,7 +253,8 @@ impl Driver {
         match result {
             Some(Ok(conn)) => {
                 self.conn = Some(conn);
-                inner.core.handle_connected(now);
+                // A client closed meanwhile says nothing on it.
+                let _ = inner.core.handle_connected(now);
             }
             Some(Err(error)) => inner.core.handle_disconnected(now, error.into()),
             None => inner.core.handle_timeout(now),

@@ -79,6 +79,15 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// Whether the transport failed underneath.
+    pub(crate) const fn is_transport(&self) -> bool {
+        match self {
+            #[cfg(feature = "tokio")]
+            Self::Transport(_) => true,
+            _ => false,
+        }
+    }
+
     /// Whether reconnecting may help: the connection failed, or the relay went away in a way
     /// it may come back from. A refusal, another protocol version, a removal by the relay's
     /// operator and a disconnection for idling in no room (which a new connection in no room

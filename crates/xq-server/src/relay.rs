@@ -201,6 +201,11 @@ impl Relay {
             return;
         }
         self.handle_timeout(now);
+        // Time catching up may have closed the connection (its lobby time ran out): what it
+        // sent then is not served.
+        if self.lobby.get(conn).is_none() {
+            return;
+        }
         match codec::decode::<Request>(frame) {
             Ok(Request { id, msg }) => {
                 tracing::trace!(%conn, %id, ?msg, "received");

@@ -1764,3 +1764,26 @@ fn an_action_is_answered_by_its_first_event_in_the_actors_copy() {
     ));
     h.assert_silent(&[red.conn, spectator]);
 }
+
+/// A frame that arrives after its connection's lobby time ran out, before any timer fired, is
+/// not served: time catches up first and closes the connection, and a hello with a token on it
+/// would otherwise seat a connection that is gone.
+#[test]
+fn a_frame_on_a_connection_time_has_closed_is_not_served() {
+    let minute = Duration::from_secs(60);
+    let mut h = Harness::with_config(Config {
+        lobby_timeout: minute,
+        ..Config::default()
+    });
+    let late = h.raw();
+    h.now += 61_000;
+    h.send(late, hello(None));
+    let seen = h.take(late);
+    assert!(
+        !seen
+            .iter()
+            .any(|msg| matches!(msg, ServerMsg::Welcome { .. })),
+        "{seen:?}"
+    );
+    assert_eq!(h.closed, [(late, DisconnectReason::Idle)]);
+}

@@ -10,9 +10,12 @@ pub(super) struct Entry {
     pub(super) purpose: Purpose,
     /// Whether `Joined` has arrived.
     pub(super) joined: bool,
-    /// Whether a `Joined` that names no request completes the entry too: the pairing of a
-    /// quick match that waited, or the seat a resume hello takes back.
-    awaits_pairing: bool,
+    /// Whether a `Joined` that names no request completes the entry too: the seat a resume
+    /// hello takes back.
+    awaits_seat: bool,
+    /// Whether the entry is a quick match that waits: its pairing is a `Joined` that names no
+    /// request, and a refusal at the pairing names none either.
+    queued: bool,
 }
 
 /// Who waits for an entry.
@@ -33,28 +36,37 @@ impl Entry {
             id,
             purpose,
             joined: false,
-            awaits_pairing: false,
+            awaits_seat: false,
+            queued: false,
         }
     }
 
-    /// The entry, now also completed by a `Joined` that names no request.
-    pub(super) const fn paired(self) -> Self {
+    /// The entry of a hello with a resume token: the seat's `Joined` names no request.
+    pub(super) const fn resuming(self) -> Self {
         Self {
-            awaits_pairing: true,
+            awaits_seat: true,
             ..self
         }
     }
 
-    /// Whether a `Joined` that names no request completes the entry.
-    pub(super) const fn awaits_pairing(&self) -> bool {
-        self.awaits_pairing
+    /// The entry, now a quick match that waits for its pairing.
+    pub(super) const fn queued(self) -> Self {
+        Self {
+            queued: true,
+            ..self
+        }
+    }
+
+    /// Whether the entry is a quick match that waits for its pairing.
+    pub(super) const fn is_queued(&self) -> bool {
+        self.queued
     }
 
     /// Whether a `Joined` answering `id` is this entry's.
     pub(super) fn is_joined_by(&self, id: Option<RequestId>) -> bool {
         match id {
             Some(id) => id == self.id,
-            None => self.awaits_pairing,
+            None => self.awaits_seat || self.queued,
         }
     }
 }

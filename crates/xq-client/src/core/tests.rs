@@ -67,7 +67,9 @@ fn welcome(id: RequestId) -> ServerMsg {
 /// A core connected and welcomed at 0.
 fn connected() -> ClientCore {
     let mut core = ClientCore::new(options());
-    let hello = core.handle_connected(ms(0));
+    let hello = core
+        .handle_connected(ms(0))
+        .unwrap_or_else(|| panic!("a closed core"));
     assert!(matches!(
         sent(&mut core).msg,
         ClientMsg::Hello { resume: None, .. }
@@ -309,7 +311,9 @@ fn a_dropped_player_reconnects_and_takes_its_seat_back() {
     assert_eq!(core.poll_timeout(), Some(ms(220)));
     core.handle_timeout(ms(220));
     assert!(matches!(&events(&mut core)[..], [CoreEvent::Connect]));
-    let hello = core.handle_connected(ms(230));
+    let hello = core
+        .handle_connected(ms(230))
+        .unwrap_or_else(|| panic!("a closed core"));
     assert!(matches!(
         sent(&mut core).msg,
         ClientMsg::Hello {
@@ -339,7 +343,9 @@ fn a_dropped_player_reconnects_and_takes_its_seat_back() {
 fn a_refused_resume_ends_the_client() {
     let (mut core, _) = seated();
     core.handle_disconnected(ms(100), ClientError::ConnectionLost);
-    let hello = core.handle_connected(ms(110));
+    let hello = core
+        .handle_connected(ms(110))
+        .unwrap_or_else(|| panic!("a closed core"));
     events(&mut core);
     // The relay refuses a hello whose token holds no seat.
     hear(
@@ -416,7 +422,9 @@ fn a_quiet_relay_is_pinged_then_given_up() {
 #[test]
 fn a_first_hello_that_fails_answers_the_owner_and_ends() {
     let mut core = ClientCore::new(options());
-    let hello = core.handle_connected(ms(0));
+    let hello = core
+        .handle_connected(ms(0))
+        .unwrap_or_else(|| panic!("a closed core"));
     core.handle_timeout(ms(10_000));
     assert!(matches!(
         &events(&mut core)[..],
@@ -428,7 +436,9 @@ fn a_first_hello_that_fails_answers_the_owner_and_ends() {
 #[test]
 fn a_resuming_core_enters_its_room_with_its_first_hello() {
     let mut core = ClientCore::resuming(options(), TOKEN);
-    let hello = core.handle_connected(ms(0));
+    let hello = core
+        .handle_connected(ms(0))
+        .unwrap_or_else(|| panic!("a closed core"));
     assert!(matches!(
         sent(&mut core).msg,
         ClientMsg::Hello {
@@ -508,4 +518,19 @@ fn a_dead_connection_reported_again_changes_nothing() {
     }
     assert_eq!(core.poll_timeout(), next);
     assert!(events(&mut core).is_empty());
+}
+
+#[test]
+fn a_connection_given_up_on_is_not_listened_to() {
+    let (mut core, game) = seated();
+    core.handle_disconnected(ms(100), ClientError::ConnectionLost);
+    events(&mut core);
+    // The old connection's last frames arrive late: they change nothing.
+    hear(&mut core, ms(101), &snapshot(&game));
+    assert!(events(&mut core).is_empty());
+    assert!(core.is_reconnecting());
+    // A closed core says nothing, not even on a new connection.
+    core.close();
+    assert_eq!(core.handle_connected(ms(102)), None);
+    nothing_sent(&mut core);
 }
