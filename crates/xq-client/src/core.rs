@@ -373,6 +373,9 @@ impl ClientCore {
     /// event, or refused (also reported as [`ClientEvent::Rejected`]). The mirror's
     /// [`crate::Mirror::state`]`.check(..)` says beforehand whether the match will take it.
     ///
+    /// If the connection fails before the answer, none comes (nor for a rematch or a ping):
+    /// whether the relay took the action, the mirror rebuilt on the resume shows.
+    ///
     /// # Errors
     ///
     /// [`ClientError::NotConnected`] or [`ClientError::Closed`] when nothing can be sent.
