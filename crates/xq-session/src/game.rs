@@ -401,24 +401,20 @@ impl Match {
 
     /// Plays `mv` for `by`, which the state's check accepted.
     fn play(&mut self, now: Timestamp, by: Color, mv: Move) {
-        let pos = self.position();
-        let text = MoveText::new(pos, mv);
-        let mut after = pos.clone();
-        let captured = after.play_unchecked(mv);
+        let text = MoveText::new(self.position(), mv);
         let clocks = self.state.clock().map(|clock| clock.after_move(now, by));
-        let ply = self.moves().len() + 1;
-        self.emit(
-            now,
-            Event::MovePlayed {
-                by,
-                mv,
-                text,
-                captured,
-                gives_check: after.is_check(),
-                ply,
-                clocks,
-            },
-        );
+        // The state plays the move as a follower applies its event (`commit`), and says what
+        // it did, which the event carries.
+        let played = self.state.push_move(now, mv, clocks);
+        self.events.push_back(Event::MovePlayed {
+            by,
+            mv,
+            text,
+            captured: played.captured,
+            gives_check: played.gives_check,
+            ply: self.moves().len(),
+            clocks,
+        });
         self.lapse_undo(now);
         // A draw offer stands until the seat it was made to answers or moves: the offerer may
         // offer and then make its own move, as over the board.

@@ -419,8 +419,7 @@ impl MatchState {
     pub(crate) fn commit(&mut self, now: Timestamp, event: &Event) {
         match *event {
             Event::MovePlayed { mv, clocks, .. } => {
-                self.history.push(mv);
-                self.report(now, clocks);
+                self.push_move(now, mv, clocks);
             }
             Event::UndoApplied { by, plies, clocks } => {
                 self.history.pop(plies);
@@ -449,6 +448,20 @@ impl MatchState {
             }
             Event::GameOver(result) => self.finish(now, result),
         }
+    }
+
+    /// Plays `mv`, which fits, at `now`, with the clocks its event reports: the change a
+    /// [`Event::MovePlayed`] makes, and what the move did. The match calls it to learn what to
+    /// put in the event, so a move is played once.
+    pub(crate) fn push_move(
+        &mut self,
+        now: Timestamp,
+        mv: Move,
+        clocks: Option<ByColor<Duration>>,
+    ) -> Played {
+        let played = self.history.push(mv);
+        self.report(now, clocks);
+        played
     }
 
     /// Checks that `event` can be the next event of the match as followed.
