@@ -26,10 +26,7 @@ impl Table {
     fn new() -> Self {
         let config = Config {
             // The players act faster than any rate limit allows.
-            rate_limit: RateLimit {
-                burst: 1_000_000,
-                per_second: 1_000_000,
-            },
+            rate_limit: RateLimit::UNLIMITED,
             ..Config::default()
         };
         let options = ClientOptions {

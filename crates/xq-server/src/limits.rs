@@ -16,6 +16,16 @@ pub struct RateLimit {
     pub per_second: u32,
 }
 
+impl RateLimit {
+    /// A limit no client reaches: for load generators, benchmarks and tests that drive the
+    /// relay as fast as it goes, or with a clock that stands still. The relay's own
+    /// `--rate-limit 1000000 --rate-burst 1000000` is the same.
+    pub const UNLIMITED: Self = Self {
+        burst: 1_000_000,
+        per_second: 1_000_000,
+    };
+}
+
 impl Default for RateLimit {
     fn default() -> Self {
         Self {
