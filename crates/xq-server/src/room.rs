@@ -504,28 +504,21 @@ impl Room {
             let seq = self.next_seq;
             self.next_seq += 1;
             let recipients = recipients(&self.seats, &self.spectators);
+            let mut msg = ServerMsg::Event {
+                seq,
+                event,
+                answers: None,
+            };
             match asker.take() {
-                None => {
-                    let msg = ServerMsg::Event {
-                        seq,
-                        event,
-                        answers: None,
-                    };
-                    outbox.send_all(recipients, &msg);
-                }
+                None => outbox.send_all(recipients, &msg),
                 Some(Asker { conn: actor, id }) => {
-                    let answer = ServerMsg::Event {
-                        seq,
-                        event: event.clone(),
-                        answers: Some(id),
-                    };
-                    let msg = ServerMsg::Event {
-                        seq,
-                        event,
-                        answers: None,
-                    };
                     outbox.send_all(recipients.filter(|&conn| conn != actor), &msg);
-                    outbox.send(actor, &answer);
+                    // The actor's copy differs only in the request it answers: the same
+                    // message encoded once more, not a clone of the event.
+                    if let ServerMsg::Event { answers, .. } = &mut msg {
+                        *answers = Some(id);
+                    }
+                    outbox.send(actor, &msg);
                 }
             }
         }
