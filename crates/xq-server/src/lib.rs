@@ -109,8 +109,6 @@ mod exposition;
 mod gate;
 mod limits;
 mod lobby;
-// Two of its helpers (a histogram's buckets, the relay's end) serve only the exposition.
-#[cfg_attr(not(feature = "metrics-http"), allow(dead_code))]
 mod metrics;
 mod output;
 mod quick;

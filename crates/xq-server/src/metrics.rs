@@ -89,6 +89,7 @@ impl MetricsHandle {
 
     /// Completes once the relay has stopped (its task no longer answers), so what serves
     /// the counters can stop with it.
+    #[cfg(feature = "metrics-http")]
     pub(crate) async fn stopped(&self) {
         self.requests.closed().await;
     }
@@ -141,7 +142,8 @@ impl LatencyHistogram {
 
     /// Each bound with the number of samples up to it and over the previous bound (not
     /// cumulative); the samples over every bound make up the difference to
-    /// [`count`](Self::count).
+    /// [`count`](Self::count). The exposition's histogram.
+    #[cfg(feature = "metrics-http")]
     pub(crate) fn buckets(&self) -> impl Iterator<Item = (Duration, u64)> + '_ {
         Self::BOUNDS
             .iter()
