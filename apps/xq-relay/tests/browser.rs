@@ -34,6 +34,7 @@ use crate::browser::driver::{Chromedriver, Screen};
 use crate::browser::hooks::Seat;
 use crate::browser::page::Page;
 use crate::browser::relay::Relay;
+use crate::browser::wait::wait_for;
 
 /// The game the browsers play, in ICCS: Red's horse walks round to g8 and mates the general
 /// that its own advisors and its own horse (come to e8) hem in; Black's other moves keep out
@@ -128,6 +129,21 @@ async fn play_a_game() {
     b.goto(&relay.link(&format!("join/{code}"))).await;
     let (seat_a, seat_b) = tokio::join!(seated(&a), seated(&b));
     assert_ne!(seat_a, seat_b, "both pages hold the same seat");
+    // Both addresses are the room's link now, which a reload follows to resume the seat.
+    let link = format!("join/{code}");
+    for page in [&a, &b] {
+        wait_for(
+            &format!("{}'s address to be #{link}", page.name),
+            STEP,
+            || async {
+                let fragment = page.fragment().await;
+                (fragment.as_deref() == Some(link.as_str()))
+                    .then_some(())
+                    .ok_or_else(|| format!("#{}", fragment.unwrap_or_default()))
+            },
+        )
+        .await;
+    }
     let (red, black) = if seat_a == Color::Red { (a, b) } else { (b, a) };
     let pages = ByColor {
         red: &red,

@@ -46,6 +46,16 @@ impl Page {
             .unwrap_or_else(|err| panic!("{} cannot reload: {err}", self.name));
     }
 
+    /// The fragment of the page's address (after the `#`), if it has one.
+    pub(crate) async fn fragment(&self) -> Option<String> {
+        self.client
+            .current_url()
+            .await
+            .unwrap_or_else(|err| panic!("{} cannot tell its address: {err}", self.name))
+            .fragment()
+            .map(str::to_string)
+    }
+
     /// The page's visible text.
     pub(crate) async fn text(&self) -> String {
         let text = self
