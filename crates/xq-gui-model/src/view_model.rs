@@ -1,5 +1,7 @@
 //! The view-model: what the window shows and what its inputs do, without a toolkit.
 
+use std::collections::VecDeque;
+
 use xq_rules::{ByColor, Color, Move, Position, Square};
 use xq_session::pgn::{self, MoveFormat, PgnError};
 use xq_session::{Action as SessionAction, Command, Event, Replay, Status, Timestamp};
@@ -7,7 +9,7 @@ use xq_session::{Action as SessionAction, Command, Event, Replay, Status, Timest
 use crate::move_list::move_rows;
 use crate::text::{clock_text, outcome_text, result_text, side_name};
 use crate::{
-    Action, BackendError, Buttons, Click, Dialog, GameBackend, MoveRow, Notation, Orientation,
+    Action, BackendError, Buttons, Click, Cue, Dialog, GameBackend, MoveRow, Notation, Orientation,
     Presence, Selection, Update,
 };
 
@@ -21,7 +23,8 @@ use crate::{
 ///
 /// **Calling order**: call [`tick`](Self::tick) every frame with the current time, so the
 /// game's events (an opponent's move, a flag) reach the view; every method that sends a
-/// command takes the time too.
+/// command takes the time too. After the frame's inputs, drain [`poll_cue`](Self::poll_cue)
+/// for the moves to sound.
 pub struct ViewModel {
     game: Option<Box<dyn GameBackend>>,
     replay: Option<Replay>,
@@ -31,6 +34,8 @@ pub struct ViewModel {
     flipped: bool,
     notation: Notation,
     notice: Option<String>,
+    /// The moves to sound, oldest first, until the app drains them.
+    cues: VecDeque<Cue>,
     /// Derived from the game or replay; recomputed after each change, not every frame.
     shown: Shown,
 }
@@ -90,15 +95,18 @@ impl ViewModel {
             flipped: false,
             notation: Notation::default(),
             notice: None,
+            cues: VecDeque::new(),
             shown: Shown::default(),
         }
     }
 
-    /// Starts showing `game` (closing any replay).
+    /// Starts showing `game` (closing any replay). The moves it already has make no
+    /// [`Cue`], and the last game's cues not yet drained are dropped.
     pub fn start(&mut self, now: Timestamp, game: Box<dyn GameBackend>) {
         self.game = Some(game);
         self.replay = None;
         self.notice = None;
+        self.cues.clear();
         self.selection.clear();
         self.refresh(now);
     }
@@ -113,6 +121,13 @@ impl ViewModel {
         if !updates.is_empty() {
             self.refresh(now);
         }
+    }
+
+    /// The next move to sound, oldest first: one [`Cue`] for each move played in the game since
+    /// the view started showing it, at this screen or by the opponent (also while a replay is
+    /// open over the game), and none for undos, replays or seeks.
+    pub fn poll_cue(&mut self) -> Option<Cue> {
+        self.cues.pop_front()
     }
 
     /// The position on the board: the replay's, the game's, or the start position.
@@ -417,8 +432,11 @@ impl ViewModel {
         result
     }
 
-    /// Updates the selection and the notice for one update of the game.
+    /// Updates the selection, the notice and the cues for one update of the game.
     fn take_in(&mut self, update: &Update) {
+        if let Update::Game(event) = update {
+            self.cues.extend(Cue::of(event));
+        }
         let notice = match update {
             Update::Game(event) => match game_notice(event) {
                 Ok(notice) => notice,

@@ -11,7 +11,8 @@ use xq_session::{
 
 use super::*;
 use crate::{
-    Action, BackendError, Click, Dialog, GameBackend, LocalGame, Notation, Presence, Step, Update,
+    Action, BackendError, Click, Cue, Dialog, GameBackend, LocalGame, Notation, Presence, Step,
+    Update,
 };
 
 const fn ms(millis: u64) -> Timestamp {
@@ -84,15 +85,39 @@ const BLACK: ByColor<bool> = ByColor {
 
 /// A view of a new game played from here for `seats`, and the log of commands it sends.
 fn seated(seats: ByColor<bool>, config: MatchConfig) -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
+    seated_in(seats, LocalGame::new(config, ms(0)))
+}
+
+/// A view of `game`, as it stands, played from here for `seats`.
+fn seated_in(seats: ByColor<bool>, game: LocalGame) -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
     let sent = Rc::default();
     let game = Seated {
-        game: LocalGame::new(config, ms(0)),
+        game,
         seats,
         sent: Rc::clone(&sent),
     };
     let mut view = ViewModel::new();
     view.start(ms(0), Box::new(game));
     (view, sent)
+}
+
+/// Plays `iccs` for `by` in the view's game directly, as a remote opponent would, unseen by
+/// the view until its next tick.
+fn opponent_plays(view: &mut ViewModel, by: Color, iccs: &str) {
+    let Some(game) = view.game.as_mut() else {
+        panic!("a game is on");
+    };
+    let (from, to) = iccs.split_at(2);
+    let (Ok(from), Ok(to)) = (from.parse::<Square>(), to.parse::<Square>()) else {
+        panic!("bad test move {iccs}");
+    };
+    let played = game.send(ms(0), SessionAction::Play(Move::new(from, to)).by(by));
+    assert_eq!(played, Ok(()), "{iccs}");
+}
+
+/// Every cue waiting in `view`, oldest first.
+fn cues(view: &mut ViewModel) -> Vec<Cue> {
+    std::iter::from_fn(|| view.poll_cue()).collect()
 }
 
 fn local() -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
@@ -484,4 +509,91 @@ fn a_perpetual_chase_names_the_side_that_loses() {
     let cycle = "b0a2 c3c2 a2b0 c2c3";
     play(&mut view, ms(0), &format!("{cycle} {cycle}"));
     assert_eq!(view.status_line(), "Perpetual chase: Red loses");
+}
+
+#[test]
+fn each_move_played_sounds_once_check_before_capture_before_move() {
+    let (mut view, _) = local();
+    assert_eq!(view.poll_cue(), None);
+    // A quiet move, then Red's cannon takes the central soldier with check over e7's cannon.
+    play(&mut view, ms(0), "h2e2 h7e7");
+    assert_eq!(cues(&mut view), [Cue::Move, Cue::Move]);
+    play(&mut view, ms(0), "e2e6");
+    assert_eq!(cues(&mut view), [Cue::Check]);
+    assert_eq!(view.poll_cue(), None, "drained");
+    // A capture without check: Red's cannon jumps Black's on h7 and takes the horse on h9.
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2h9");
+    assert_eq!(cues(&mut view), [Cue::Capture]);
+}
+
+#[test]
+fn undos_replays_seeks_and_rematches_are_silent() -> Result<(), PgnError> {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(cues(&mut view), [Cue::Move]);
+    view.act(ms(0), Action::RequestUndo).ok();
+    assert_eq!(view.answer(ms(0), true).map(|_| ()), Ok(()));
+    assert_eq!(view.ply(), 0);
+    assert_eq!(cues(&mut view), []);
+
+    view.open_pgn(ms(0), "1. h2e2 h9g7 2. h0g2 *")?;
+    assert!(view.step(Step::Forward));
+    assert!(view.step(Step::End));
+    assert!(view.seek(1));
+    view.close_replay(ms(0));
+    assert_eq!(cues(&mut view), []);
+
+    view.act(ms(0), Action::Resign).ok();
+    assert_eq!(view.rematch(ms(0)), Ok(()));
+    assert_eq!(cues(&mut view), []);
+    Ok(())
+}
+
+#[test]
+fn a_received_move_sounds_and_a_game_joined_midway_does_not() {
+    // The game had three moves before this screen saw it: a snapshot, not news.
+    let mut game = LocalGame::new(MatchConfig::default(), ms(0));
+    for iccs in ["h2e2", "h9g7", "h0g2"] {
+        let (from, to) = iccs.split_at(2);
+        let (Ok(from), Ok(to)) = (from.parse::<Square>(), to.parse::<Square>()) else {
+            panic!("bad test move {iccs}");
+        };
+        let by = game.position().turn();
+        assert_eq!(
+            game.send(ms(0), SessionAction::Play(Move::new(from, to)).by(by)),
+            Ok(())
+        );
+    }
+    while game.poll_event(ms(0)).is_some() {}
+    let (mut view, _) = seated_in(BLACK, game);
+    view.tick(ms(10));
+    assert_eq!(view.ply(), 3);
+    assert_eq!(cues(&mut view), []);
+    // Black plays here; Red's answer arrives from the other side; both sound, once each.
+    play(&mut view, ms(20), "b9c7");
+    opponent_plays(&mut view, Color::Red, "e2e6");
+    view.tick(ms(30));
+    assert_eq!(cues(&mut view), [Cue::Move, Cue::Capture]);
+}
+
+#[test]
+fn a_move_received_behind_a_replay_still_sounds() -> Result<(), PgnError> {
+    let (mut view, _) = seated(BLACK, MatchConfig::default());
+    view.open_pgn(ms(0), "1. h2e2 *")?;
+    opponent_plays(&mut view, Color::Red, "h2e2");
+    view.tick(ms(10));
+    assert_eq!(cues(&mut view), [Cue::Move]);
+    Ok(())
+}
+
+#[test]
+fn a_new_game_drops_the_last_ones_cues() {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2");
+    view.start(
+        ms(0),
+        Box::new(LocalGame::new(MatchConfig::default(), ms(0))),
+    );
+    assert_eq!(view.poll_cue(), None);
 }
