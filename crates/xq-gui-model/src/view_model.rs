@@ -7,7 +7,7 @@ use xq_session::pgn::{self, MoveFormat, PgnError};
 use xq_session::{Action as SessionAction, Command, Event, Replay, Status, Timestamp};
 
 use crate::move_list::move_rows;
-use crate::text::{clock_text, outcome_text, result_text, side_name};
+use crate::text::{capitalized, clock_text, outcome_text, result_text, side_name, turn_text};
 use crate::{
     Action, BackendError, Buttons, Click, Cue, Dialog, GameBackend, MoveRow, Notation, Orientation,
     Presence, Selection, Update,
@@ -285,6 +285,49 @@ impl ViewModel {
         match game.presence() {
             Some(presence) => format!("{line} · {}", presence_text(presence, game.seats())),
             None => line,
+        }
+    }
+
+    /// The side to move in the game shown while it is being played: whose clock runs, and
+    /// whose turn [`turn_line`](Self::turn_line) names. `None` when idle, behind a replay,
+    /// while a network game waits for its opponent, and once the game is over.
+    #[must_use]
+    pub fn to_move(&self) -> Option<Color> {
+        let game = self.playing().ok()?;
+        let started = game.presence() != Some(Presence::Waiting);
+        (started && game.status().is_ongoing()).then(|| game.position().turn())
+    }
+
+    /// Whose turn it is, in words, as the player at this screen sees it: "Your move (Red)" or
+    /// "Opponent's move (Black)" playing one side, "Red to move" at one screen or watching;
+    /// `None` when no side is [`to_move`](Self::to_move).
+    #[must_use]
+    pub fn turn_line(&self) -> Option<String> {
+        let side = self.to_move()?;
+        Some(turn_text(side, self.game.as_ref()?.seats()))
+    }
+
+    /// Who is connected to the game, on a relay; `None` for a game with no network, or none.
+    #[must_use]
+    pub fn presence(&self) -> Option<Presence> {
+        self.game.as_ref()?.presence()
+    }
+
+    /// The [`presence`](Self::presence) in words: "Opponent connected", "Waiting for an
+    /// opponent", "Opponent disconnected", and so on.
+    #[must_use]
+    pub fn presence_line(&self) -> Option<String> {
+        let game = self.game.as_ref()?;
+        Some(capitalized(&presence_text(game.presence()?, game.seats())))
+    }
+
+    /// How the game shown ended, in words ("Black wins by resignation"); `None` while it is
+    /// on, with no game, and behind a replay (whose result the status line gives).
+    #[must_use]
+    pub fn result_line(&self) -> Option<String> {
+        match self.playing().ok()?.status() {
+            Status::Finished(result) => Some(result_text(result)),
+            Status::Ongoing => None,
         }
     }
 

@@ -1,4 +1,4 @@
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -20,11 +20,12 @@ const fn ms(millis: u64) -> Timestamp {
 }
 
 /// A local game seated as the test says, recording every command it is sent: how a remote game
-/// looks to the view (one colour played from here).
+/// looks to the view (one colour played from here), with who is connected as the test sets it.
 struct Seated {
     game: LocalGame,
     seats: ByColor<bool>,
     sent: Rc<RefCell<Vec<Command>>>,
+    presence: Rc<Cell<Option<Presence>>>,
 }
 
 impl GameBackend for Seated {
@@ -60,7 +61,7 @@ impl GameBackend for Seated {
         self.game.poll_event(now)
     }
     fn presence(&self) -> Option<Presence> {
-        None
+        self.presence.get()
     }
     fn check_rematch(&self) -> Result<(), BackendError> {
         self.game.check_rematch()
@@ -95,10 +96,26 @@ fn seated_in(seats: ByColor<bool>, game: LocalGame) -> (ViewModel, Rc<RefCell<Ve
         game,
         seats,
         sent: Rc::clone(&sent),
+        presence: Rc::default(),
     };
     let mut view = ViewModel::new();
     view.start(ms(0), Box::new(game));
     (view, sent)
+}
+
+/// A view of a new game on a relay played from here for `seats`, and the switch of who is
+/// connected to it.
+fn on_relay(seats: ByColor<bool>, presence: Presence) -> (ViewModel, Rc<Cell<Option<Presence>>>) {
+    let presence = Rc::new(Cell::new(Some(presence)));
+    let game = Seated {
+        game: LocalGame::new(MatchConfig::default(), ms(0)),
+        seats,
+        sent: Rc::default(),
+        presence: Rc::clone(&presence),
+    };
+    let mut view = ViewModel::new();
+    view.start(ms(0), Box::new(game));
+    (view, presence)
 }
 
 /// Plays `iccs` for `by` in the view's game directly, as a remote opponent would, unseen by
@@ -596,4 +613,98 @@ fn a_new_game_drops_the_last_ones_cues() {
         Box::new(LocalGame::new(MatchConfig::default(), ms(0))),
     );
     assert_eq!(view.poll_cue(), None);
+}
+
+#[test]
+fn whose_turn_it_is_reads_from_this_screens_side() {
+    let (mut view, _) = local();
+    assert_eq!(view.to_move(), Some(Color::Red));
+    assert_eq!(view.turn_line().as_deref(), Some("Red to move"));
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(view.to_move(), Some(Color::Black));
+    assert_eq!(view.turn_line().as_deref(), Some("Black to move"));
+
+    let (mut view, _) = on_relay(RED, Presence::Connected);
+    assert_eq!(view.turn_line().as_deref(), Some("Your move (Red)"));
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(view.to_move(), Some(Color::Black));
+    assert_eq!(view.turn_line().as_deref(), Some("Opponent's move (Black)"));
+
+    let (view, _) = on_relay(ByColor::default(), Presence::Connected);
+    assert_eq!(view.turn_line().as_deref(), Some("Red to move"));
+    assert_eq!(ViewModel::new().to_move(), None);
+}
+
+#[test]
+fn no_side_is_to_move_before_the_opponent_comes_behind_a_replay_or_after_the_end()
+-> Result<(), PgnError> {
+    let (mut view, presence) = on_relay(RED, Presence::Waiting);
+    assert_eq!(view.to_move(), None);
+    assert_eq!(view.turn_line(), None);
+    presence.set(Some(Presence::Connected));
+    assert_eq!(view.to_move(), Some(Color::Red));
+    view.open_pgn(ms(0), "1. h2e2 *")?;
+    assert_eq!(view.to_move(), None);
+    view.close_replay(ms(0));
+    view.act(ms(0), Action::Resign).ok();
+    assert_eq!(view.to_move(), None);
+    assert_eq!(view.turn_line(), None);
+    Ok(())
+}
+
+#[test]
+fn the_opponents_connection_is_shown() {
+    let (mut view, presence) = on_relay(BLACK, Presence::Waiting);
+    assert_eq!(view.presence(), Some(Presence::Waiting));
+    assert_eq!(
+        view.presence_line().as_deref(),
+        Some("Waiting for an opponent")
+    );
+    presence.set(Some(Presence::Connected));
+    view.tick(ms(0));
+    assert_eq!(view.presence_line().as_deref(), Some("Opponent connected"));
+    assert_eq!(view.status_line(), "Red to move · opponent connected");
+    presence.set(Some(Presence::Away(Color::Red)));
+    assert_eq!(
+        view.presence_line().as_deref(),
+        Some("Opponent disconnected")
+    );
+    // The opponent's clock runs while it is away: it is still its turn.
+    assert_eq!(view.turn_line().as_deref(), Some("Opponent's move (Red)"));
+    presence.set(Some(Presence::Offline));
+    assert_eq!(
+        view.presence_line().as_deref(),
+        Some("Disconnected from the relay")
+    );
+    let (view, _) = on_relay(ByColor::default(), Presence::Away(Color::Black));
+    assert_eq!(view.presence_line().as_deref(), Some("Black disconnected"));
+    let (view, _) = local();
+    assert_eq!(view.presence(), None);
+    assert_eq!(view.presence_line(), None);
+}
+
+#[test]
+fn a_finished_network_game_shows_its_result_and_saves_as_pgn() {
+    let (mut view, presence) = on_relay(RED, Presence::Connected);
+    assert_eq!(view.result_line(), None);
+    play(&mut view, ms(0), "h2e2");
+    let Some(game) = view.game.as_mut() else {
+        panic!("a game is on");
+    };
+    assert_eq!(
+        game.send(ms(0), SessionAction::Resign.by(Color::Black)),
+        Ok(())
+    );
+    view.tick(ms(10));
+    assert_eq!(
+        view.result_line().as_deref(),
+        Some("Red wins by resignation")
+    );
+    // The relay may close the room at the end: the record is still the game's.
+    presence.set(Some(Presence::Offline));
+    let Some(text) = view.save_pgn() else {
+        panic!("a finished game saves");
+    };
+    assert!(text.contains("[Result \"1-0\"]"), "{text}");
+    assert!(text.ends_with("1. h2e2 1-0\n"), "{text}");
 }
