@@ -32,15 +32,15 @@ pub(crate) fn result_text(result: GameResult) -> String {
     }
 }
 
-/// Whose turn it is, as the player of `seats` sees it: "Your move (Red)" or "Opponent's move
-/// (Black)" to the player of one side, "Red to move" at one screen or to a spectator.
+/// Whose turn it is, as the player of `seats` sees it: "Your turn (Red)" or "Opponent's turn
+/// (Black)" to the player of one side, "Red's turn" at one screen or to a spectator.
 #[must_use]
 pub(crate) fn turn_text(side: Color, seats: ByColor<bool>) -> String {
     let name = side_name(side);
     match (seats[side], seats[!side]) {
-        (true, false) => format!("Your move ({name})"),
-        (false, true) => format!("Opponent's move ({name})"),
-        _ => format!("{name} to move"),
+        (true, false) => format!("Your turn ({name})"),
+        (false, true) => format!("Opponent's turn ({name})"),
+        _ => format!("{name}'s turn"),
     }
 }
 
@@ -113,14 +113,14 @@ mod tests {
             red: true,
             black: false,
         };
-        assert_eq!(turn_text(Color::Red, red), "Your move (Red)");
-        assert_eq!(turn_text(Color::Black, red), "Opponent's move (Black)");
+        assert_eq!(turn_text(Color::Red, red), "Your turn (Red)");
+        assert_eq!(turn_text(Color::Black, red), "Opponent's turn (Black)");
         let both = ByColor {
             red: true,
             black: true,
         };
-        assert_eq!(turn_text(Color::Black, both), "Black to move");
-        assert_eq!(turn_text(Color::Red, ByColor::default()), "Red to move");
+        assert_eq!(turn_text(Color::Black, both), "Black's turn");
+        assert_eq!(turn_text(Color::Red, ByColor::default()), "Red's turn");
     }
 
     #[test]

@@ -298,8 +298,8 @@ impl ViewModel {
         (started && game.status().is_ongoing()).then(|| game.position().turn())
     }
 
-    /// Whose turn it is, in words, as the player at this screen sees it: "Your move (Red)" or
-    /// "Opponent's move (Black)" playing one side, "Red to move" at one screen or watching;
+    /// Whose turn it is, in words, as the player at this screen sees it: "Your turn (Red)" or
+    /// "Opponent's turn (Black)" playing one side, "Red's turn" at one screen or watching;
     /// `None` when no side is [`to_move`](Self::to_move).
     #[must_use]
     pub fn turn_line(&self) -> Option<String> {
@@ -321,12 +321,12 @@ impl ViewModel {
         Some(capitalized(&presence_text(game.presence()?, game.seats())))
     }
 
-    /// How the game shown ended, in words ("Black wins by resignation"); `None` while it is
-    /// on, with no game, and behind a replay (whose result the status line gives).
+    /// How the game shown ended, in words ("Game over: Black wins by resignation"); `None`
+    /// while it is on, with no game, and behind a replay (whose result the status line gives).
     #[must_use]
     pub fn result_line(&self) -> Option<String> {
         match self.playing().ok()?.status() {
-            Status::Finished(result) => Some(result_text(result)),
+            Status::Finished(result) => Some(format!("Game over: {}", result_text(result))),
             Status::Ongoing => None,
         }
     }

@@ -619,19 +619,19 @@ fn a_new_game_drops_the_last_ones_cues() {
 fn whose_turn_it_is_reads_from_this_screens_side() {
     let (mut view, _) = local();
     assert_eq!(view.to_move(), Some(Color::Red));
-    assert_eq!(view.turn_line().as_deref(), Some("Red to move"));
+    assert_eq!(view.turn_line().as_deref(), Some("Red's turn"));
     play(&mut view, ms(0), "h2e2");
     assert_eq!(view.to_move(), Some(Color::Black));
-    assert_eq!(view.turn_line().as_deref(), Some("Black to move"));
+    assert_eq!(view.turn_line().as_deref(), Some("Black's turn"));
 
     let (mut view, _) = on_relay(RED, Presence::Connected);
-    assert_eq!(view.turn_line().as_deref(), Some("Your move (Red)"));
+    assert_eq!(view.turn_line().as_deref(), Some("Your turn (Red)"));
     play(&mut view, ms(0), "h2e2");
     assert_eq!(view.to_move(), Some(Color::Black));
-    assert_eq!(view.turn_line().as_deref(), Some("Opponent's move (Black)"));
+    assert_eq!(view.turn_line().as_deref(), Some("Opponent's turn (Black)"));
 
     let (view, _) = on_relay(ByColor::default(), Presence::Connected);
-    assert_eq!(view.turn_line().as_deref(), Some("Red to move"));
+    assert_eq!(view.turn_line().as_deref(), Some("Red's turn"));
     assert_eq!(ViewModel::new().to_move(), None);
 }
 
@@ -670,7 +670,7 @@ fn the_opponents_connection_is_shown() {
         Some("Opponent disconnected")
     );
     // The opponent's clock runs while it is away: it is still its turn.
-    assert_eq!(view.turn_line().as_deref(), Some("Opponent's move (Red)"));
+    assert_eq!(view.turn_line().as_deref(), Some("Opponent's turn (Red)"));
     presence.set(Some(Presence::Offline));
     assert_eq!(
         view.presence_line().as_deref(),
@@ -698,7 +698,7 @@ fn a_finished_network_game_shows_its_result_and_saves_as_pgn() {
     view.tick(ms(10));
     assert_eq!(
         view.result_line().as_deref(),
-        Some("Red wins by resignation")
+        Some("Game over: Red wins by resignation")
     );
     // The relay may close the room at the end: the record is still the game's.
     presence.set(Some(Presence::Offline));
