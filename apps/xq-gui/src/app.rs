@@ -1,14 +1,27 @@
-//! The window: the board in the middle, the game's controls beside it, the status below.
+//! The window: the board with the game's controls beside it, or below it in a window taller
+//! than wide (a phone held upright), and the status line at the bottom.
+
+mod controls;
+#[cfg(not(target_arch = "wasm32"))]
+mod hits_file;
 
 use std::time::Instant;
 
-use eframe::egui::{self, Align, Layout, Modal, RichText, ScrollArea, Ui};
-use xq_gui_model::{Action, BoardLayout, LocalGame, MoveEntry, Notation, Step, ViewModel};
+use eframe::egui::{self, Align, Button, Frame, Layout, Modal, RichText, ScrollArea, Ui};
+use xq_gui_model::{BoardLayout, LocalGame, ViewModel};
 use xq_session::{MatchConfig, Timestamp};
 
 use crate::board;
 use crate::connect::ConnectPanel;
+use crate::hits::Hits;
 use crate::record::RecordPanel;
+use crate::sound::Speaker;
+
+/// The width of the controls beside the board in a wide window.
+const CONTROLS_WIDTH: f32 = 300.0;
+
+/// The wood-free border round the board when it spans the window's width.
+const BOARD_MARGIN: f32 = 4.0;
 
 /// The whole app: the view-model plus the few text fields that are only UI state.
 pub(crate) struct XqApp {
@@ -19,6 +32,15 @@ pub(crate) struct XqApp {
     pub(crate) connect: ConnectPanel,
     /// Where the board was last drawn.
     pub(crate) board: Option<BoardLayout>,
+    /// Every button of the last frame, by label, for scripts and tests to click.
+    pub(crate) hits: Hits,
+    /// Where the view-model's cues go.
+    pub(crate) speaker: Speaker,
+    /// Whether a frame has been shown: the moves played before the first (the command line's)
+    /// set the game up, and make no sound.
+    shown: bool,
+    #[cfg(not(target_arch = "wasm32"))]
+    hits_file: Option<hits_file::HitsFile>,
 }
 
 impl XqApp {
@@ -30,6 +52,11 @@ impl XqApp {
             record: RecordPanel::default(),
             connect: ConnectPanel::default(),
             board: None,
+            hits: Hits::default(),
+            speaker: Speaker::system(),
+            shown: false,
+            #[cfg(not(target_arch = "wasm32"))]
+            hits_file: hits_file::HitsFile::from_env(),
         };
         if local {
             app.new_local_game();
@@ -51,27 +78,30 @@ impl XqApp {
 
     /// Draws one frame and handles its input.
     pub(crate) fn show(&mut self, ui: &mut Ui) {
+        self.hits.clear();
         let now = self.now();
         if let Some(game) = self.connect.poll() {
             self.view.start(now, Box::new(game));
         }
         self.view.tick(now);
-        egui::Panel::right("controls")
-            .resizable(false)
-            .exact_size(300.0)
-            .show(ui, |ui| {
-                ScrollArea::vertical().show(ui, |ui| self.controls(ui, now));
-            });
-        egui::Panel::bottom("status").show(ui, |ui| self.status(ui));
-        egui::CentralPanel::default().show(ui, |ui| {
-            let response = board::show(ui, &self.view);
-            for square in response.clicks {
-                // A refused click leaves its reason in the view's notice.
-                let _ = self.view.click(now, square);
-            }
-            self.board = Some(response.layout);
-        });
+        if !self.shown {
+            while self.view.poll_cue().is_some() {}
+            self.shown = true;
+        }
+        let area = ui.available_rect_before_wrap();
+        if area.width() < area.height() {
+            self.portrait(ui, now);
+        } else {
+            self.landscape(ui, now);
+        }
         self.dialog(ui, now);
+        while let Some(cue) = self.view.poll_cue() {
+            self.speaker.play(cue);
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(file) = &mut self.hits_file {
+            file.write(&self.hits);
+        }
         // A running clock counts down; a connection being made is polled until it is.
         if self.view.clock_running(now) || self.connect.lobby.is_busy() {
             ui.ctx()
@@ -79,140 +109,70 @@ impl XqApp {
         }
     }
 
-    fn controls(&mut self, ui: &mut Ui, now: Timestamp) {
-        ui.heading("xq · 象棋");
-        if let Some(clocks) = self.view.clocks(now) {
-            ui.horizontal(|ui| {
-                ui.label(
-                    RichText::new(format!("Red {}", clocks.red))
-                        .monospace()
-                        .size(18.0),
-                );
-                ui.separator();
-                ui.label(
-                    RichText::new(format!("Black {}", clocks.black))
-                        .monospace()
-                        .size(18.0),
-                );
+    /// A wide window: the controls on the right, the board in the middle.
+    fn landscape(&mut self, ui: &mut Ui, now: Timestamp) {
+        egui::Panel::right("controls")
+            .resizable(false)
+            .exact_size(CONTROLS_WIDTH)
+            .show(ui, |ui| {
+                ScrollArea::vertical().show(ui, |ui| self.controls(ui, now));
             });
-        }
-        ui.separator();
-        ui.horizontal_wrapped(|ui| {
-            if ui.button("New local game").clicked() {
-                self.new_local_game();
-            }
-            if ui.button("Flip board").clicked() {
-                self.view.flip();
-            }
+        egui::Panel::bottom("status").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                self.status(ui);
+                ui.with_layout(Layout::right_to_left(Align::Center), |ui| self.check(ui));
+            });
         });
-        let buttons = self.view.buttons();
-        ui.horizontal_wrapped(|ui| {
-            for action in Action::ALL {
-                if ui
-                    .add_enabled(buttons.enabled(action), egui::Button::new(action.label()))
-                    .clicked()
-                {
-                    let _ = self.view.act(now, action);
-                }
-            }
-            if ui
-                .add_enabled(buttons.rematch, egui::Button::new("Rematch"))
-                .clicked()
-            {
-                let _ = self.view.rematch(now);
-            }
-        });
-        ui.separator();
-        self.move_list(ui, now);
-        ui.separator();
-        self.record.show(ui, &mut self.view, now);
-        ui.separator();
-        self.connect.show(ui);
+        egui::CentralPanel::default().show(ui, |ui| self.board(ui, now));
     }
 
-    fn move_list(&mut self, ui: &mut Ui, now: Timestamp) {
-        ui.horizontal(|ui| {
-            ui.label(RichText::new("Moves").strong());
-            let current = self.view.notation();
-            for notation in Notation::ALL {
-                if ui
-                    .selectable_label(notation == current, notation.name())
-                    .clicked()
-                {
-                    self.view.set_notation(now, notation);
-                }
-            }
+    /// A tall, narrow window: the board across the top at full width, the controls below it
+    /// to scroll through (with a finger on a phone), the status at the bottom.
+    fn portrait(&mut self, ui: &mut Ui, now: Timestamp) {
+        egui::Panel::bottom("status").show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                self.status(ui);
+                self.check(ui);
+            });
         });
-        let replaying = self.view.replay().is_some();
-        let current = self.view.ply();
-        let mut seek = None;
-        ScrollArea::vertical()
-            .id_salt("moves")
-            .max_height(220.0)
-            .auto_shrink([false, true])
-            .show(ui, |ui| {
-                egui::Grid::new("move-grid")
-                    .num_columns(3)
-                    .striped(true)
-                    .min_col_width(60.0)
-                    .show(ui, |ui| {
-                        for row in self.view.move_rows() {
-                            ui.label(format!("{}.", row.number));
-                            for entry in [&row.red, &row.black] {
-                                match entry {
-                                    Some(MoveEntry { ply, text }) => {
-                                        let label = ui.selectable_label(
-                                            *ply == current,
-                                            RichText::new(text).monospace(),
-                                        );
-                                        if replaying && label.clicked() {
-                                            seek = Some(*ply);
-                                        }
-                                    }
-                                    None => {
-                                        ui.label("");
-                                    }
-                                }
-                            }
-                            ui.end_row();
-                        }
-                    });
-            });
-        if let Some(ply) = seek {
-            self.view.seek(ply);
+        let board_width = ui.available_width() - 2.0 * BOARD_MARGIN;
+        // No separator line: its pixel would come off the board's height.
+        egui::Panel::top("board")
+            .resizable(false)
+            .show_separator_line(false)
+            .exact_size(BoardLayout::height_for(board_width) + 2.0 * BOARD_MARGIN)
+            .frame(Frame::central_panel(ui.style()).inner_margin(BOARD_MARGIN))
+            .show(ui, |ui| self.board(ui, now));
+        egui::CentralPanel::default().show(ui, |ui| {
+            ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, |ui| self.controls(ui, now));
+        });
+    }
+
+    /// The board in all the room `ui` has, its clicks and taps forwarded.
+    fn board(&mut self, ui: &mut Ui, now: Timestamp) {
+        let response = board::show(ui, &self.view);
+        for square in response.clicks {
+            // A refused click leaves its reason in the view's notice.
+            let _ = self.view.click(now, square);
         }
-        if replaying {
-            ui.horizontal(|ui| {
-                for (label, step) in [
-                    ("Start", Step::Start),
-                    ("Back", Step::Back),
-                    ("Forward", Step::Forward),
-                    ("End", Step::End),
-                ] {
-                    if ui.button(label).clicked() {
-                        self.view.step(step);
-                    }
-                }
-                if ui.button("Close replay").clicked() {
-                    self.view.close_replay(now);
-                }
-            });
-        }
+        self.board = Some(response.layout);
     }
 
     fn status(&self, ui: &mut Ui) {
-        ui.horizontal(|ui| {
-            ui.label(RichText::new(self.view.status_line()).strong());
-            if let Some(notice) = self.view.notice() {
-                ui.separator();
-                ui.label(RichText::new(notice).italics());
-            }
-            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                if self.view.checked_general().is_some() {
-                    ui.label(RichText::new("將軍").color(egui::Color32::RED).strong());
-                }
-            });
-        });
+        ui.label(RichText::new(self.view.status_line()).strong());
+        if let Some(notice) = self.view.notice() {
+            ui.separator();
+            ui.label(RichText::new(notice).italics());
+        }
+    }
+
+    /// "將軍" while a general is in check.
+    fn check(&self, ui: &mut Ui) {
+        if self.view.checked_general().is_some() {
+            ui.label(RichText::new("將軍").color(egui::Color32::RED).strong());
+        }
     }
 
     /// The opponent's request, over the whole window until it is answered.
@@ -221,14 +181,15 @@ impl XqApp {
             return;
         };
         let mut answer = None;
+        let hits = &mut self.hits;
         Modal::new(egui::Id::unique("request")).show(ui.ctx(), |ui| {
             ui.heading(dialog.title());
             ui.label(dialog.question());
             ui.horizontal(|ui| {
-                if ui.button("Accept").clicked() {
+                if button(hits, ui, "Accept", true) {
                     answer = Some(true);
                 }
-                if ui.button("Decline").clicked() {
+                if button(hits, ui, "Decline", true) {
                     answer = Some(false);
                 }
             });
@@ -237,6 +198,13 @@ impl XqApp {
             let _ = self.view.answer(now, accept);
         }
     }
+}
+
+/// Draws a button, enabled or not, notes it in `hits` by its label, and says whether it was
+/// clicked.
+pub(crate) fn button(hits: &mut Hits, ui: &mut Ui, label: &str, enabled: bool) -> bool {
+    hits.note(label, ui.add_enabled(enabled, Button::new(label)))
+        .clicked()
 }
 
 #[cfg(test)]

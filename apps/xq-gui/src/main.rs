@@ -10,8 +10,10 @@ mod app;
 mod board;
 mod connect;
 mod fonts;
+mod hits;
 mod record;
 mod screenshot;
+mod sound;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -4,9 +4,12 @@ use eframe::egui::{RichText, Ui};
 use xq_gui_model::ViewModel;
 use xq_session::Timestamp;
 
+use crate::app::button;
+use crate::hits::Hits;
+
 /// The record section's state: the path typed in and the outcome of the last save or open.
 pub(crate) struct RecordPanel {
-    path: String,
+    pub(crate) path: String,
     outcome: Option<String>,
 }
 
@@ -20,7 +23,15 @@ impl Default for RecordPanel {
 }
 
 impl RecordPanel {
-    pub(crate) fn show(&mut self, ui: &mut Ui, view: &mut ViewModel, now: Timestamp) {
+    /// Draws the section. The game shown saves whether it is on or over, local or on a relay
+    /// (its record stays once the relay has closed the room), and so does a replay.
+    pub(crate) fn show(
+        &mut self,
+        ui: &mut Ui,
+        view: &mut ViewModel,
+        now: Timestamp,
+        hits: &mut Hits,
+    ) {
         ui.label(RichText::new("Record (PGN)").strong());
         ui.horizontal(|ui| {
             let label = ui.label("File");
@@ -29,9 +40,7 @@ impl RecordPanel {
         });
         ui.horizontal(|ui| {
             let text = view.save_pgn();
-            if ui
-                .add_enabled(text.is_some(), eframe::egui::Button::new("Save PGN"))
-                .clicked()
+            if button(hits, ui, "Save PGN", text.is_some())
                 && let Some(text) = text
             {
                 self.outcome = Some(match std::fs::write(&self.path, text) {
@@ -39,7 +48,7 @@ impl RecordPanel {
                     Err(error) => format!("Cannot save: {error}"),
                 });
             }
-            if ui.button("Open PGN").clicked() {
+            if button(hits, ui, "Open PGN", true) {
                 self.outcome = Some(self.open(view, now));
             }
         });

@@ -1,6 +1,7 @@
 //! What the GUI links: its hosted relay keeps nothing and serves no metrics, so the build has
 //! no SQLite and no HTTP server. A dependency that pulls them back in (a default feature of
-//! `xq-server` or `xq-store`, say) fails here.
+//! `xq-server` or `xq-store`, say) fails here, and so does an audio library in the default
+//! build.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -50,6 +51,19 @@ fn the_gui_links_no_database_and_no_http_server() {
         .filter(|name| linked.contains(**name))
         .collect();
     assert!(found.is_empty(), "the GUI links {found:?}");
+}
+
+#[test]
+fn the_default_gui_links_no_audio_library() {
+    // Move sounds on the desktop are the `sound` feature's: without it, a build needs no
+    // system audio library (ALSA's headers on Linux).
+    let linked = linked("xq-gui");
+    let audio = ["rodio", "cpal", "alsa", "alsa-sys", "coreaudio-rs"];
+    let found: Vec<_> = audio
+        .iter()
+        .filter(|name| linked.contains(**name))
+        .collect();
+    assert!(found.is_empty(), "the default GUI links {found:?}");
 }
 
 #[test]

@@ -50,6 +50,13 @@ impl BoardLayout {
         }
     }
 
+    /// The height of a board `width` wide, margin included: the room to give a board across
+    /// the whole width of a tall, narrow window (a phone held upright).
+    #[must_use]
+    pub fn height_for(width: f32) -> f32 {
+        width / Self::units_wide() * Self::units_high()
+    }
+
     /// The board's width, margin included.
     #[must_use]
     pub fn width(&self) -> f32 {
@@ -132,6 +139,16 @@ mod tests {
         assert!((wide.height() - 106.0).abs() < 1e-3);
         let l = layout(Orientation::RED_BOTTOM);
         assert!((l.width() - 96.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_board_across_the_width_fills_the_height_made_for_it() {
+        let height = BoardLayout::height_for(390.0);
+        assert!((height - 430.625).abs() < 1e-3, "{height}");
+        let l = BoardLayout::fit(Point::default(), 390.0, height, Orientation::RED_BOTTOM);
+        assert!((l.width() - 390.0).abs() < 1e-3);
+        assert!((l.height() - height).abs() < 1e-3);
+        assert!(l.min.x.abs() < 1e-3 && l.min.y.abs() < 1e-3);
     }
 
     #[test]

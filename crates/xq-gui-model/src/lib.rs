@@ -12,6 +12,7 @@
 //!   opponent's undo or draw requests waiting for an answer.
 //! - [`MoveRow`] and [`Notation`]: the move list, in Chinese, WXF or ICCS notation; PGN save
 //!   and open, and stepping through a record ([`Step`]).
+//! - [`Cue`]: the sound each move played or received makes (the app plays it).
 //! - [`GameBackend`]: where commands go and events come from. [`LocalGame`] is two players
 //!   at one screen, driving an `xq_session::Match`; a game on a relay tells who is connected
 //!   as a [`Presence`].
@@ -24,7 +25,7 @@
 //! # Examples
 //!
 //! ```
-//! use xq_gui_model::{Click, LocalGame, ViewModel};
+//! use xq_gui_model::{Click, Cue, LocalGame, ViewModel};
 //! use xq_rules::{Color, Move, Square};
 //! use xq_session::{Command, MatchConfig, Timestamp};
 //!
@@ -41,6 +42,8 @@
 //! assert_eq!(view.click(now, Some(Square::E2))?, Click::Move(mv));
 //! assert_eq!(view.last_move(), Some(mv));
 //! assert_eq!(view.status_line(), "Black to move");
+//! // The app plays a tone for it.
+//! assert_eq!(view.poll_cue(), Some(Cue::Move));
 //! # Ok::<_, xq_gui_model::ActionError>(())
 //! ```
 //!
@@ -52,6 +55,7 @@
 
 mod action;
 mod backend;
+mod cue;
 mod dialog;
 mod layout;
 mod local;
@@ -64,6 +68,7 @@ mod view_model;
 
 pub use action::{Action, Buttons};
 pub use backend::{BackendError, GameBackend, Presence, Update};
+pub use cue::Cue;
 pub use dialog::Dialog;
 pub use layout::{BoardLayout, Point};
 pub use local::LocalGame;

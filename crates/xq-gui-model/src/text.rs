@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use xq_rules::{Color, Outcome};
+use xq_rules::{ByColor, Color, Outcome};
 use xq_session::{GameResult, WinReason};
 
 /// A side's name as the UI writes it.
@@ -22,18 +22,35 @@ pub(crate) fn result_text(result: GameResult) -> String {
         GameResult::Win {
             winner,
             reason: reason @ (WinReason::PerpetualCheck | WinReason::PerpetualChase),
-        } => {
-            let reason = reason.to_string();
-            let (first, rest) = reason.split_at(1);
-            format!(
-                "{}{rest}: {} loses",
-                first.to_uppercase(),
-                side_name(!winner)
-            )
-        }
+        } => format!(
+            "{}: {} loses",
+            capitalized(&reason.to_string()),
+            side_name(!winner)
+        ),
         GameResult::Win { winner, reason } => format!("{} wins by {reason}", side_name(winner)),
         GameResult::Draw { reason } => format!("Draw by {reason}"),
     }
+}
+
+/// Whose turn it is, as the player of `seats` sees it: "Your turn (Red)" or "Opponent's turn
+/// (Black)" to the player of one side, "Red's turn" at one screen or to a spectator.
+#[must_use]
+pub(crate) fn turn_text(side: Color, seats: ByColor<bool>) -> String {
+    let name = side_name(side);
+    match (seats[side], seats[!side]) {
+        (true, false) => format!("Your turn ({name})"),
+        (false, true) => format!("Opponent's turn ({name})"),
+        _ => format!("{name}'s turn"),
+    }
+}
+
+/// `text` with its first letter in upper case, to start a sentence.
+#[must_use]
+pub(crate) fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// A result whose reason is unknown (a PGN without a termination tag we read).
@@ -88,6 +105,28 @@ mod tests {
         };
         assert_eq!(result_text(draw), "Draw by agreement");
         assert_eq!(outcome_text(Outcome::Draw), "Draw");
+    }
+
+    #[test]
+    fn the_turn_reads_from_the_players_side() {
+        let red = ByColor {
+            red: true,
+            black: false,
+        };
+        assert_eq!(turn_text(Color::Red, red), "Your turn (Red)");
+        assert_eq!(turn_text(Color::Black, red), "Opponent's turn (Black)");
+        let both = ByColor {
+            red: true,
+            black: true,
+        };
+        assert_eq!(turn_text(Color::Black, both), "Black's turn");
+        assert_eq!(turn_text(Color::Red, ByColor::default()), "Red's turn");
+    }
+
+    #[test]
+    fn a_sentence_starts_with_a_capital() {
+        assert_eq!(capitalized("opponent connected"), "Opponent connected");
+        assert_eq!(capitalized(""), "");
     }
 
     #[test]

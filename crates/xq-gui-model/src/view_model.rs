@@ -1,13 +1,15 @@
 //! The view-model: what the window shows and what its inputs do, without a toolkit.
 
+use std::collections::VecDeque;
+
 use xq_rules::{ByColor, Color, Move, Position, Square};
 use xq_session::pgn::{self, MoveFormat, PgnError};
 use xq_session::{Action as SessionAction, Command, Event, Replay, Status, Timestamp};
 
 use crate::move_list::move_rows;
-use crate::text::{clock_text, outcome_text, result_text, side_name};
+use crate::text::{capitalized, clock_text, outcome_text, result_text, side_name, turn_text};
 use crate::{
-    Action, BackendError, Buttons, Click, Dialog, GameBackend, MoveRow, Notation, Orientation,
+    Action, BackendError, Buttons, Click, Cue, Dialog, GameBackend, MoveRow, Notation, Orientation,
     Presence, Selection, Update,
 };
 
@@ -21,7 +23,8 @@ use crate::{
 ///
 /// **Calling order**: call [`tick`](Self::tick) every frame with the current time, so the
 /// game's events (an opponent's move, a flag) reach the view; every method that sends a
-/// command takes the time too.
+/// command takes the time too. After the frame's inputs, drain [`poll_cue`](Self::poll_cue)
+/// for the moves to sound.
 pub struct ViewModel {
     game: Option<Box<dyn GameBackend>>,
     replay: Option<Replay>,
@@ -31,6 +34,8 @@ pub struct ViewModel {
     flipped: bool,
     notation: Notation,
     notice: Option<String>,
+    /// The moves to sound, oldest first, until the app drains them.
+    cues: VecDeque<Cue>,
     /// Derived from the game or replay; recomputed after each change, not every frame.
     shown: Shown,
 }
@@ -90,15 +95,18 @@ impl ViewModel {
             flipped: false,
             notation: Notation::default(),
             notice: None,
+            cues: VecDeque::new(),
             shown: Shown::default(),
         }
     }
 
-    /// Starts showing `game` (closing any replay).
+    /// Starts showing `game` (closing any replay). The moves it already has make no
+    /// [`Cue`], and the last game's cues not yet drained are dropped.
     pub fn start(&mut self, now: Timestamp, game: Box<dyn GameBackend>) {
         self.game = Some(game);
         self.replay = None;
         self.notice = None;
+        self.cues.clear();
         self.selection.clear();
         self.refresh(now);
     }
@@ -113,6 +121,13 @@ impl ViewModel {
         if !updates.is_empty() {
             self.refresh(now);
         }
+    }
+
+    /// The next move to sound, oldest first: one [`Cue`] for each move played in the game since
+    /// the view started showing it, at this screen or by the opponent (also while a replay is
+    /// open over the game), and none for undos, replays or seeks.
+    pub fn poll_cue(&mut self) -> Option<Cue> {
+        self.cues.pop_front()
     }
 
     /// The position on the board: the replay's, the game's, or the start position.
@@ -273,6 +288,49 @@ impl ViewModel {
         }
     }
 
+    /// The side to move in the game shown while it is being played: whose clock runs, and
+    /// whose turn [`turn_line`](Self::turn_line) names. `None` when idle, behind a replay,
+    /// while a network game waits for its opponent, and once the game is over.
+    #[must_use]
+    pub fn to_move(&self) -> Option<Color> {
+        let game = self.playing().ok()?;
+        let started = game.presence() != Some(Presence::Waiting);
+        (started && game.status().is_ongoing()).then(|| game.position().turn())
+    }
+
+    /// Whose turn it is, in words, as the player at this screen sees it: "Your turn (Red)" or
+    /// "Opponent's turn (Black)" playing one side, "Red's turn" at one screen or watching;
+    /// `None` when no side is [`to_move`](Self::to_move).
+    #[must_use]
+    pub fn turn_line(&self) -> Option<String> {
+        let side = self.to_move()?;
+        Some(turn_text(side, self.game.as_ref()?.seats()))
+    }
+
+    /// Who is connected to the game, on a relay; `None` for a game with no network, or none.
+    #[must_use]
+    pub fn presence(&self) -> Option<Presence> {
+        self.game.as_ref()?.presence()
+    }
+
+    /// The [`presence`](Self::presence) in words: "Opponent connected", "Waiting for an
+    /// opponent", "Opponent disconnected", and so on.
+    #[must_use]
+    pub fn presence_line(&self) -> Option<String> {
+        let game = self.game.as_ref()?;
+        Some(capitalized(&presence_text(game.presence()?, game.seats())))
+    }
+
+    /// How the game shown ended, in words ("Game over: Black wins by resignation"); `None`
+    /// while it is on, with no game, and behind a replay (whose result the status line gives).
+    #[must_use]
+    pub fn result_line(&self) -> Option<String> {
+        match self.playing().ok()?.status() {
+            Status::Finished(result) => Some(format!("Game over: {}", result_text(result))),
+            Status::Ongoing => None,
+        }
+    }
+
     /// A one-off message about the last thing that happened (a declined offer, a refused
     /// command), until the next move.
     #[must_use]
@@ -417,8 +475,11 @@ impl ViewModel {
         result
     }
 
-    /// Updates the selection and the notice for one update of the game.
+    /// Updates the selection, the notice and the cues for one update of the game.
     fn take_in(&mut self, update: &Update) {
+        if let Update::Game(event) = update {
+            self.cues.extend(Cue::of(event));
+        }
         let notice = match update {
             Update::Game(event) => match game_notice(event) {
                 Ok(notice) => notice,

@@ -1,4 +1,4 @@
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -11,7 +11,8 @@ use xq_session::{
 
 use super::*;
 use crate::{
-    Action, BackendError, Click, Dialog, GameBackend, LocalGame, Notation, Presence, Step, Update,
+    Action, BackendError, Click, Cue, Dialog, GameBackend, LocalGame, Notation, Presence, Step,
+    Update,
 };
 
 const fn ms(millis: u64) -> Timestamp {
@@ -19,11 +20,12 @@ const fn ms(millis: u64) -> Timestamp {
 }
 
 /// A local game seated as the test says, recording every command it is sent: how a remote game
-/// looks to the view (one colour played from here).
+/// looks to the view (one colour played from here), with who is connected as the test sets it.
 struct Seated {
     game: LocalGame,
     seats: ByColor<bool>,
     sent: Rc<RefCell<Vec<Command>>>,
+    presence: Rc<Cell<Option<Presence>>>,
 }
 
 impl GameBackend for Seated {
@@ -59,7 +61,7 @@ impl GameBackend for Seated {
         self.game.poll_event(now)
     }
     fn presence(&self) -> Option<Presence> {
-        None
+        self.presence.get()
     }
     fn check_rematch(&self) -> Result<(), BackendError> {
         self.game.check_rematch()
@@ -84,15 +86,55 @@ const BLACK: ByColor<bool> = ByColor {
 
 /// A view of a new game played from here for `seats`, and the log of commands it sends.
 fn seated(seats: ByColor<bool>, config: MatchConfig) -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
+    seated_in(seats, LocalGame::new(config, ms(0)))
+}
+
+/// A view of `game`, as it stands, played from here for `seats`.
+fn seated_in(seats: ByColor<bool>, game: LocalGame) -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
     let sent = Rc::default();
     let game = Seated {
-        game: LocalGame::new(config, ms(0)),
+        game,
         seats,
         sent: Rc::clone(&sent),
+        presence: Rc::default(),
     };
     let mut view = ViewModel::new();
     view.start(ms(0), Box::new(game));
     (view, sent)
+}
+
+/// A view of a new game on a relay played from here for `seats`, and the switch of who is
+/// connected to it.
+fn on_relay(seats: ByColor<bool>, presence: Presence) -> (ViewModel, Rc<Cell<Option<Presence>>>) {
+    let presence = Rc::new(Cell::new(Some(presence)));
+    let game = Seated {
+        game: LocalGame::new(MatchConfig::default(), ms(0)),
+        seats,
+        sent: Rc::default(),
+        presence: Rc::clone(&presence),
+    };
+    let mut view = ViewModel::new();
+    view.start(ms(0), Box::new(game));
+    (view, presence)
+}
+
+/// Plays `iccs` for `by` in the view's game directly, as a remote opponent would, unseen by
+/// the view until its next tick.
+fn opponent_plays(view: &mut ViewModel, by: Color, iccs: &str) {
+    let Some(game) = view.game.as_mut() else {
+        panic!("a game is on");
+    };
+    let (from, to) = iccs.split_at(2);
+    let (Ok(from), Ok(to)) = (from.parse::<Square>(), to.parse::<Square>()) else {
+        panic!("bad test move {iccs}");
+    };
+    let played = game.send(ms(0), SessionAction::Play(Move::new(from, to)).by(by));
+    assert_eq!(played, Ok(()), "{iccs}");
+}
+
+/// Every cue waiting in `view`, oldest first.
+fn cues(view: &mut ViewModel) -> Vec<Cue> {
+    std::iter::from_fn(|| view.poll_cue()).collect()
 }
 
 fn local() -> (ViewModel, Rc<RefCell<Vec<Command>>>) {
@@ -484,4 +526,185 @@ fn a_perpetual_chase_names_the_side_that_loses() {
     let cycle = "b0a2 c3c2 a2b0 c2c3";
     play(&mut view, ms(0), &format!("{cycle} {cycle}"));
     assert_eq!(view.status_line(), "Perpetual chase: Red loses");
+}
+
+#[test]
+fn each_move_played_sounds_once_check_before_capture_before_move() {
+    let (mut view, _) = local();
+    assert_eq!(view.poll_cue(), None);
+    // A quiet move, then Red's cannon takes the central soldier with check over e7's cannon.
+    play(&mut view, ms(0), "h2e2 h7e7");
+    assert_eq!(cues(&mut view), [Cue::Move, Cue::Move]);
+    play(&mut view, ms(0), "e2e6");
+    assert_eq!(cues(&mut view), [Cue::Check]);
+    assert_eq!(view.poll_cue(), None, "drained");
+    // A capture without check: Red's cannon jumps Black's on h7 and takes the horse on h9.
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2h9");
+    assert_eq!(cues(&mut view), [Cue::Capture]);
+}
+
+#[test]
+fn undos_replays_seeks_and_rematches_are_silent() -> Result<(), PgnError> {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(cues(&mut view), [Cue::Move]);
+    view.act(ms(0), Action::RequestUndo).ok();
+    assert_eq!(view.answer(ms(0), true).map(|_| ()), Ok(()));
+    assert_eq!(view.ply(), 0);
+    assert_eq!(cues(&mut view), []);
+
+    view.open_pgn(ms(0), "1. h2e2 h9g7 2. h0g2 *")?;
+    assert!(view.step(Step::Forward));
+    assert!(view.step(Step::End));
+    assert!(view.seek(1));
+    view.close_replay(ms(0));
+    assert_eq!(cues(&mut view), []);
+
+    view.act(ms(0), Action::Resign).ok();
+    assert_eq!(view.rematch(ms(0)), Ok(()));
+    assert_eq!(cues(&mut view), []);
+    Ok(())
+}
+
+#[test]
+fn a_received_move_sounds_and_a_game_joined_midway_does_not() {
+    // The game had three moves before this screen saw it: a snapshot, not news.
+    let mut game = LocalGame::new(MatchConfig::default(), ms(0));
+    for iccs in ["h2e2", "h9g7", "h0g2"] {
+        let (from, to) = iccs.split_at(2);
+        let (Ok(from), Ok(to)) = (from.parse::<Square>(), to.parse::<Square>()) else {
+            panic!("bad test move {iccs}");
+        };
+        let by = game.position().turn();
+        assert_eq!(
+            game.send(ms(0), SessionAction::Play(Move::new(from, to)).by(by)),
+            Ok(())
+        );
+    }
+    while game.poll_event(ms(0)).is_some() {}
+    let (mut view, _) = seated_in(BLACK, game);
+    view.tick(ms(10));
+    assert_eq!(view.ply(), 3);
+    assert_eq!(cues(&mut view), []);
+    // Black plays here; Red's answer arrives from the other side; both sound, once each.
+    play(&mut view, ms(20), "b9c7");
+    opponent_plays(&mut view, Color::Red, "e2e6");
+    view.tick(ms(30));
+    assert_eq!(cues(&mut view), [Cue::Move, Cue::Capture]);
+}
+
+#[test]
+fn a_move_received_behind_a_replay_still_sounds() -> Result<(), PgnError> {
+    let (mut view, _) = seated(BLACK, MatchConfig::default());
+    view.open_pgn(ms(0), "1. h2e2 *")?;
+    opponent_plays(&mut view, Color::Red, "h2e2");
+    view.tick(ms(10));
+    assert_eq!(cues(&mut view), [Cue::Move]);
+    Ok(())
+}
+
+#[test]
+fn a_new_game_drops_the_last_ones_cues() {
+    let (mut view, _) = local();
+    play(&mut view, ms(0), "h2e2");
+    view.start(
+        ms(0),
+        Box::new(LocalGame::new(MatchConfig::default(), ms(0))),
+    );
+    assert_eq!(view.poll_cue(), None);
+}
+
+#[test]
+fn whose_turn_it_is_reads_from_this_screens_side() {
+    let (mut view, _) = local();
+    assert_eq!(view.to_move(), Some(Color::Red));
+    assert_eq!(view.turn_line().as_deref(), Some("Red's turn"));
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(view.to_move(), Some(Color::Black));
+    assert_eq!(view.turn_line().as_deref(), Some("Black's turn"));
+
+    let (mut view, _) = on_relay(RED, Presence::Connected);
+    assert_eq!(view.turn_line().as_deref(), Some("Your turn (Red)"));
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(view.to_move(), Some(Color::Black));
+    assert_eq!(view.turn_line().as_deref(), Some("Opponent's turn (Black)"));
+
+    let (view, _) = on_relay(ByColor::default(), Presence::Connected);
+    assert_eq!(view.turn_line().as_deref(), Some("Red's turn"));
+    assert_eq!(ViewModel::new().to_move(), None);
+}
+
+#[test]
+fn no_side_is_to_move_before_the_opponent_comes_behind_a_replay_or_after_the_end()
+-> Result<(), PgnError> {
+    let (mut view, presence) = on_relay(RED, Presence::Waiting);
+    assert_eq!(view.to_move(), None);
+    assert_eq!(view.turn_line(), None);
+    presence.set(Some(Presence::Connected));
+    assert_eq!(view.to_move(), Some(Color::Red));
+    view.open_pgn(ms(0), "1. h2e2 *")?;
+    assert_eq!(view.to_move(), None);
+    view.close_replay(ms(0));
+    view.act(ms(0), Action::Resign).ok();
+    assert_eq!(view.to_move(), None);
+    assert_eq!(view.turn_line(), None);
+    Ok(())
+}
+
+#[test]
+fn the_opponents_connection_is_shown() {
+    let (mut view, presence) = on_relay(BLACK, Presence::Waiting);
+    assert_eq!(view.presence(), Some(Presence::Waiting));
+    assert_eq!(
+        view.presence_line().as_deref(),
+        Some("Waiting for an opponent")
+    );
+    presence.set(Some(Presence::Connected));
+    view.tick(ms(0));
+    assert_eq!(view.presence_line().as_deref(), Some("Opponent connected"));
+    assert_eq!(view.status_line(), "Red to move · opponent connected");
+    presence.set(Some(Presence::Away(Color::Red)));
+    assert_eq!(
+        view.presence_line().as_deref(),
+        Some("Opponent disconnected")
+    );
+    // The opponent's clock runs while it is away: it is still its turn.
+    assert_eq!(view.turn_line().as_deref(), Some("Opponent's turn (Red)"));
+    presence.set(Some(Presence::Offline));
+    assert_eq!(
+        view.presence_line().as_deref(),
+        Some("Disconnected from the relay")
+    );
+    let (view, _) = on_relay(ByColor::default(), Presence::Away(Color::Black));
+    assert_eq!(view.presence_line().as_deref(), Some("Black disconnected"));
+    let (view, _) = local();
+    assert_eq!(view.presence(), None);
+    assert_eq!(view.presence_line(), None);
+}
+
+#[test]
+fn a_finished_network_game_shows_its_result_and_saves_as_pgn() {
+    let (mut view, presence) = on_relay(RED, Presence::Connected);
+    assert_eq!(view.result_line(), None);
+    play(&mut view, ms(0), "h2e2");
+    let Some(game) = view.game.as_mut() else {
+        panic!("a game is on");
+    };
+    assert_eq!(
+        game.send(ms(0), SessionAction::Resign.by(Color::Black)),
+        Ok(())
+    );
+    view.tick(ms(10));
+    assert_eq!(
+        view.result_line().as_deref(),
+        Some("Game over: Red wins by resignation")
+    );
+    // The relay may close the room at the end: the record is still the game's.
+    presence.set(Some(Presence::Offline));
+    let Some(text) = view.save_pgn() else {
+        panic!("a finished game saves");
+    };
+    assert!(text.contains("[Result \"1-0\"]"), "{text}");
+    assert!(text.ends_with("1. h2e2 1-0\n"), "{text}");
 }
