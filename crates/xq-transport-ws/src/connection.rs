@@ -68,6 +68,8 @@ pub(crate) struct Shared {
     /// Set by [`Connection::close`]: from then on sends and receives fail at once, and frames
     /// received are dropped, as the close promises.
     closing: AtomicBool,
+    /// Set with [`State::end`], so that a send fails at once without taking the lock.
+    ended: AtomicBool,
     counters: Arc<Counters>,
     frames_sent: AtomicU64,
     frames_received: AtomicU64,
@@ -105,6 +107,7 @@ impl Connection {
         let shared = Arc::new(Shared {
             state: Mutex::default(),
             closing: AtomicBool::new(false),
+            ended: AtomicBool::new(false),
             counters,
             frames_sent: AtomicU64::new(0),
             frames_received: AtomicU64::new(0),
@@ -175,10 +178,12 @@ impl Connection {
 
     /// What `frame` takes from the send buffer, if it may be sent at all.
     fn cost(&self, frame: &[u8]) -> Result<u32, Error> {
-        if self.inner.shared.closing.load(Ordering::Acquire) {
-            return Err(Error::ClosedLocally);
+        let shared = &self.inner.shared;
+        if shared.closing.load(Ordering::Acquire) || shared.ended.load(Ordering::Acquire) {
+            // A connection that failed is not sent on while its driver says goodbye.
+            return Err(self.failure());
         }
-        let max = self.inner.shared.max_frame_size;
+        let max = shared.max_frame_size;
         if frame.len() > max {
             return Err(Error::FrameTooLarge {
                 len: frame.len(),
@@ -356,6 +361,7 @@ impl Shared {
     pub(crate) fn end(&self, end: End) {
         let mut state = self.lock();
         state.end.get_or_insert(end);
+        self.ended.store(true, Ordering::Release);
         if let Some(reader) = state.reader.take() {
             reader.wake();
         }
