@@ -90,6 +90,9 @@ struct State {
     reader: Option<Waker>,
     /// The driver, while it waits for room in the inbox.
     driver: Option<Waker>,
+    /// The driver's task whenever it waits, for [`Connection::close`] to wake it however
+    /// busy its socket is.
+    task: Option<Waker>,
 }
 
 impl Connection {
@@ -277,8 +280,13 @@ impl Connection {
         let inner = &self.inner;
         inner.shared.closing.store(true, Ordering::Release);
         inner.room.close();
-        if let Some(reader) = inner.shared.lock().reader.take() {
-            reader.wake();
+        {
+            let mut state = inner.shared.lock();
+            let waiting = [state.reader.take(), state.task.take()];
+            drop(state);
+            for waker in waiting.into_iter().flatten() {
+                waker.wake();
+            }
         }
         // Fails if the driver is already done, which is all the better.
         let _ = inner.outbox.send(Outgoing::Close);
@@ -339,6 +347,14 @@ impl Shared {
         }
         state.driver = Some(cx.waker().clone());
         false
+    }
+
+    /// Keeps the driver's waker, for [`Connection::close`].
+    pub(crate) fn park(&self, cx: &Context<'_>) {
+        match &mut self.lock().task {
+            Some(task) if task.will_wake(cx.waker()) => {}
+            task => *task = Some(cx.waker().clone()),
+        }
     }
 
     /// Whether [`Connection::close`] has begun.

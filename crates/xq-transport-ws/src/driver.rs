@@ -59,6 +59,9 @@ pub(crate) struct Driver<S> {
     idle_timer: Pin<Box<Sleep>>,
     pings: Option<Interval>,
     ping: Ping,
+    /// Started once the connection is closed or every handle dropped: what still waits to
+    /// go out has this long, for a peer that reads nothing keeps the socket busy forever.
+    linger: Option<Pin<Box<Sleep>>>,
 }
 
 /// Where the connection is in its life.
@@ -115,6 +118,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Driver<S> {
             idle_timeout,
             pings,
             ping: Ping::default(),
+            linger: None,
         }
     }
 
@@ -142,6 +146,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Driver<S> {
     }
 
     fn poll_timers(&mut self, cx: &mut Context<'_>) -> Result<(), Done> {
+        if self.linger.is_none() && (self.shared.is_closing() || self.outbox.is_closed()) {
+            self.linger = Some(Box::pin(tokio::time::sleep(CLOSE_LINGER)));
+        }
+        if let Some(linger) = &mut self.linger
+            && linger.as_mut().poll(cx).is_ready()
+        {
+            tracing::debug!("giving up on sending what is left to a peer that does not read");
+            return Err(self.abort(End::ClosedLocally));
+        }
         match &mut self.phase {
             Phase::Closing { deadline, .. } => {
                 if deadline.as_mut().poll(cx).is_ready() {
@@ -370,7 +383,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Future for Driver<S> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
         match this.drive(cx) {
-            Ok(()) => Poll::Pending,
+            Ok(()) => {
+                this.shared.park(cx);
+                Poll::Pending
+            }
             Err(Done) => {
                 // Waiting senders fail now, and see the end.
                 this.shared.end(End::Lost);

@@ -501,3 +501,89 @@ async fn a_silent_tls_handshake_is_dropped() {
 fn rustls_key(key: &rcgen::KeyPair) -> PrivateKeyDer<'static> {
     PrivatePkcs8KeyDer::from(key.serialize_der()).into()
 }
+
+/// Statistics count the frames each end queued and read, the bytes that crossed the socket
+/// (the upgrade and the framing included), and, once a ping's pong came back, its round trip.
+#[tokio::test]
+async fn stats_count_frames_bytes_and_the_round_trip() {
+    let mut config = ServerConfig::new();
+    config.transport.keep_alive = Duration::from_millis(50);
+    let listener = bind(config).await;
+    let mut client_config = ClientConfig::new("127.0.0.1");
+    client_config.transport.keep_alive = Duration::from_millis(50);
+    let client = connect(listener.local_addr(), &client_config)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = accept(&listener).await;
+    for i in 0..10 {
+        client
+            .send(vec![i; 100])
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    for i in 0..10 {
+        assert_eq!(recv(&server).await.ok(), Some(vec![i; 100]));
+    }
+    let (sent, received) = (client.stats(), server.stats());
+    assert_eq!((sent.frames_sent, received.frames_received), (10, 10));
+    assert_eq!((sent.frames_received, received.frames_sent), (0, 0));
+    // Each frame's 100 bytes, a header of 2 and a mask of 4; and the upgrade request.
+    assert!(sent.bytes_sent > 10 * 106, "{sent:?}");
+    assert!(received.bytes_received > 10 * 106, "{received:?}");
+    timeout(LIMIT, async {
+        while client.stats().rtt.is_none() || server.stats().rtt.is_none() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no pong came back"));
+}
+
+/// A connection towards a peer that reads nothing (a slow consumer a relay gives up on)
+/// lets go of it within a linger, closed or just dropped, even with no idle timeout to end
+/// it: what it could not send is dropped with the socket, not kept for that peer forever.
+#[tokio::test]
+async fn a_peer_that_reads_nothing_is_let_go_of() {
+    let mut config = ServerConfig::new();
+    config.transport.idle_timeout = Duration::MAX;
+    let listener = Arc::new(bind(config).await);
+    let let_go = |close: bool| {
+        let listener = Arc::clone(&listener);
+        async move {
+            let mut stream = tcp(&listener).await;
+            upgrade_by_hand(&mut stream).await;
+            let server = accept(&listener).await;
+            // Until the socket's buffers are full too, and nothing more goes out.
+            let mut queued = 0;
+            loop {
+                let before = queued;
+                while server.try_send(vec![0; 1000]).is_ok() {
+                    queued += 1000;
+                }
+                if queued == before {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if close {
+                timeout(LIMIT, server.close())
+                    .await
+                    .unwrap_or_else(|_| panic!("close waits for the peer"));
+            }
+            drop(server);
+            // Only now does the peer read: had the server kept the connection, reading would
+            // let it send every frame it queued.
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            let mut read = 0;
+            let mut buf = vec![0; 64 * 1024];
+            while let Ok(Ok(n @ 1..)) = timeout(LIMIT, stream.read(&mut buf)).await {
+                read += n;
+            }
+            assert!(
+                read < queued,
+                "close {close}: {read} bytes of {queued} arrived"
+            );
+        }
+    };
+    tokio::join!(let_go(true), let_go(false));
+}
