@@ -1,10 +1,11 @@
-//! The clients' connections to the relay, over xq's UDP or QUIC, many clients to a socket.
+//! The clients' connections to the relay: over xq's UDP or QUIC, many clients to a socket; over
+//! WebSocket, a TCP connection each, as browsers have.
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use xq_transport::Options;
+use xq_transport::{Connection, Options};
 use xq_transport_quic::{ClientConfig, ClientEndpoint};
 use xq_transport_udp::{Config as UdpConfig, Endpoint};
 
@@ -22,6 +23,8 @@ pub(crate) enum Dialer {
         relay: SocketAddr,
         config: Arc<ClientConfig>,
     },
+    /// Over WebSocket (`ws://` or `wss://`), each client on a connection of its own.
+    Ws { url: Arc<str> },
 }
 
 impl Dialer {
@@ -57,6 +60,11 @@ impl Dialer {
         Ok(dialers)
     }
 
+    /// A dialer of WebSocket clients of the relay at `url`.
+    pub(crate) fn ws(url: &str) -> Vec<Self> {
+        vec![Self::Ws { url: url.into() }]
+    }
+
     /// Opens a connection to the relay.
     pub(crate) async fn connect(&self) -> Result<Link> {
         Ok(match self {
@@ -78,6 +86,12 @@ impl Dialer {
                     .with_context(|| format!("connecting to quic://{relay}"))?;
                 Link::Quic(conn)
             }
+            Self::Ws { url } => {
+                let conn = xq_transport::connect(url, &Options::default())
+                    .await
+                    .with_context(|| format!("connecting to {url}"))?;
+                Link::Ws(conn)
+            }
         })
     }
 }
@@ -91,10 +105,11 @@ fn unspecified(relay: SocketAddr) -> SocketAddr {
     }
 }
 
-/// A client's connection, by either dialer: frames of bytes both ways.
+/// A client's connection, by any dialer: frames of bytes both ways.
 pub(crate) enum Link {
     Udp(xq_transport_udp::Connection),
     Quic(xq_transport_quic::Connection),
+    Ws(Arc<dyn Connection>),
 }
 
 impl Link {
@@ -102,6 +117,7 @@ impl Link {
         match self {
             Self::Udp(conn) => conn.send(frame).await?,
             Self::Quic(conn) => conn.send(frame).await?,
+            Self::Ws(conn) => conn.send(frame).await?,
         }
         Ok(())
     }
@@ -110,6 +126,7 @@ impl Link {
         Ok(match self {
             Self::Udp(conn) => conn.recv().await?,
             Self::Quic(conn) => conn.recv().await?,
+            Self::Ws(conn) => conn.recv().await?,
         })
     }
 
@@ -117,6 +134,7 @@ impl Link {
         match self {
             Self::Udp(conn) => conn.close().await,
             Self::Quic(conn) => conn.close().await,
+            Self::Ws(conn) => conn.close().await,
         }
     }
 }
