@@ -5,6 +5,7 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use tokio::sync::Semaphore;
 use xq_transport::{Connection, Options};
 use xq_transport_quic::{ClientConfig, ClientEndpoint};
 use xq_transport_udp::{Config as UdpConfig, Endpoint};
@@ -24,7 +25,13 @@ pub(crate) enum Dialer {
         config: Arc<ClientConfig>,
     },
     /// Over WebSocket (`ws://` or `wss://`), each client on a connection of its own.
-    Ws { url: Arc<str> },
+    Ws {
+        url: Arc<str>,
+        /// Handshakes under way. The relay closes at once the connections one address holds
+        /// that are not upgraded yet past a bound (16 by default), so the clients, who all
+        /// come from one address, dial a few at a time.
+        dialing: Arc<Semaphore>,
+    },
 }
 
 impl Dialer {
@@ -62,7 +69,10 @@ impl Dialer {
 
     /// A dialer of WebSocket clients of the relay at `url`.
     pub(crate) fn ws(url: &str) -> Vec<Self> {
-        vec![Self::Ws { url: url.into() }]
+        vec![Self::Ws {
+            url: url.into(),
+            dialing: Arc::new(Semaphore::new(WS_HANDSHAKES)),
+        }]
     }
 
     /// Opens a connection to the relay.
@@ -86,7 +96,8 @@ impl Dialer {
                     .with_context(|| format!("connecting to quic://{relay}"))?;
                 Link::Quic(conn)
             }
-            Self::Ws { url } => {
+            Self::Ws { url, dialing } => {
+                let _turn = dialing.acquire().await?;
                 let conn = xq_transport::connect(url, &Options::default())
                     .await
                     .with_context(|| format!("connecting to {url}"))?;
@@ -95,6 +106,10 @@ impl Dialer {
         })
     }
 }
+
+/// How many WebSocket handshakes run at once: half the relay's default bound on connections
+/// from one address that are not upgraded yet.
+const WS_HANDSHAKES: usize = 8;
 
 /// The unspecified address of `relay`'s family, any port.
 fn unspecified(relay: SocketAddr) -> SocketAddr {
