@@ -257,11 +257,7 @@ async fn flag_fall(scheme: Scheme) {
 
 async fn a_dropped_client_resumes_with_nothing_lost_or_doubled(scheme: Scheme) {
     let relay = Relay::start(scheme, "resume").await;
-    let proxy_url = match scheme {
-        Scheme::Mem => "mem://resume-proxy".to_string(),
-        Scheme::Udp => "udp://127.0.0.1:0".to_string(),
-        Scheme::Quic => "quic://127.0.0.1:0".to_string(),
-    };
+    let proxy_url = scheme.listen_url("resume-proxy");
     let proxy = FrameProxy::start(&proxy_url, relay.url(), relay.options()).await;
     // Black reaches the relay through the proxy, which the test can cut.
     let mut pair = pair_at(
@@ -336,7 +332,7 @@ xq_tests::over_every_transport!(
 fn scenarios_run() {
     // The harness itself: a relay starts and stops on each transport.
     run(async {
-        for scheme in [Scheme::Mem, Scheme::Udp, Scheme::Quic] {
+        for scheme in Scheme::ALL {
             Relay::start(scheme, "harness").await.shutdown().await;
         }
     });

@@ -28,14 +28,22 @@ pub enum Scheme {
     Udp,
     /// QUIC on loopback.
     Quic,
+    /// WebSocket on loopback.
+    Ws,
 }
 
 impl Scheme {
-    fn listen_url(self, name: &str) -> String {
+    /// Every transport, in the order the scenarios run over them.
+    pub const ALL: [Self; 4] = [Self::Mem, Self::Udp, Self::Quic, Self::Ws];
+
+    /// Where a listener of this transport listens: the in-process name `name`, or a free
+    /// loopback port.
+    pub fn listen_url(self, name: &str) -> String {
         match self {
             Self::Mem => format!("mem://{name}"),
             Self::Udp => "udp://127.0.0.1:0".to_string(),
             Self::Quic => "quic://127.0.0.1:0".to_string(),
+            Self::Ws => "ws://127.0.0.1:0".to_string(),
         }
     }
 }
@@ -477,8 +485,8 @@ pub fn run(test: impl Future<Output = ()>) {
     });
 }
 
-/// Defines one `#[test]` per scenario and transport: `mod mem`, `mod udp` and `mod quic`, each
-/// with a test per scenario function `async fn(Scheme)` of the calling file.
+/// Defines one `#[test]` per scenario and transport: `mod mem`, `mod udp`, `mod quic` and
+/// `mod ws`, each with a test per scenario function `async fn(Scheme)` of the calling file.
 #[macro_export]
 macro_rules! over_every_transport {
     ($($scenario:ident),* $(,)?) => {
@@ -490,6 +498,9 @@ macro_rules! over_every_transport {
         }
         mod quic {
             $(#[test] fn $scenario() { $crate::run(super::$scenario($crate::Scheme::Quic)) })*
+        }
+        mod ws {
+            $(#[test] fn $scenario() { $crate::run(super::$scenario($crate::Scheme::Ws)) })*
         }
     };
 }

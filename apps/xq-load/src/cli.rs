@@ -10,7 +10,8 @@ use clap::Parser;
 #[derive(Parser)]
 #[command(name = "xq-load", version, about)]
 pub(crate) struct Args {
-    /// The relay: `udp://HOST:PORT` or `quic://HOST:PORT?fp=HEX` (as `xq-relay` prints it).
+    /// The relay: `udp://HOST:PORT`, `quic://HOST:PORT?fp=HEX` or `ws://HOST:PORT` (as
+    /// `xq-relay` prints it).
     /// `mem://` names a listener inside one process, so it cannot reach a relay from here.
     #[arg(required_unless_present = "baseline")]
     pub(crate) url: Option<String>,

@@ -1,10 +1,12 @@
-//! The clients' connections to the relay, over xq's UDP or QUIC, many clients to a socket.
+//! The clients' connections to the relay: over xq's UDP or QUIC, many clients to a socket; over
+//! WebSocket, a TCP connection each, as browsers have.
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use xq_transport::Options;
+use tokio::sync::Semaphore;
+use xq_transport::{Connection, Options};
 use xq_transport_quic::{ClientConfig, ClientEndpoint};
 use xq_transport_udp::{Config as UdpConfig, Endpoint};
 
@@ -21,6 +23,14 @@ pub(crate) enum Dialer {
         endpoint: Arc<ClientEndpoint>,
         relay: SocketAddr,
         config: Arc<ClientConfig>,
+    },
+    /// Over WebSocket (`ws://` or `wss://`), each client on a connection of its own.
+    Ws {
+        url: Arc<str>,
+        /// Handshakes under way. The relay closes at once the connections one address holds
+        /// that are not upgraded yet past a bound (16 by default), so the clients, who all
+        /// come from one address, dial a few at a time.
+        dialing: Arc<Semaphore>,
     },
 }
 
@@ -57,6 +67,14 @@ impl Dialer {
         Ok(dialers)
     }
 
+    /// A dialer of WebSocket clients of the relay at `url`.
+    pub(crate) fn ws(url: &str) -> Vec<Self> {
+        vec![Self::Ws {
+            url: url.into(),
+            dialing: Arc::new(Semaphore::new(WS_HANDSHAKES)),
+        }]
+    }
+
     /// Opens a connection to the relay.
     pub(crate) async fn connect(&self) -> Result<Link> {
         Ok(match self {
@@ -78,9 +96,20 @@ impl Dialer {
                     .with_context(|| format!("connecting to quic://{relay}"))?;
                 Link::Quic(conn)
             }
+            Self::Ws { url, dialing } => {
+                let _turn = dialing.acquire().await?;
+                let conn = xq_transport::connect(url, &Options::default())
+                    .await
+                    .with_context(|| format!("connecting to {url}"))?;
+                Link::Ws(conn)
+            }
         })
     }
 }
+
+/// How many WebSocket handshakes run at once: half the relay's default bound on connections
+/// from one address that are not upgraded yet.
+const WS_HANDSHAKES: usize = 8;
 
 /// The unspecified address of `relay`'s family, any port.
 fn unspecified(relay: SocketAddr) -> SocketAddr {
@@ -91,10 +120,11 @@ fn unspecified(relay: SocketAddr) -> SocketAddr {
     }
 }
 
-/// A client's connection, by either dialer: frames of bytes both ways.
+/// A client's connection, by any dialer: frames of bytes both ways.
 pub(crate) enum Link {
     Udp(xq_transport_udp::Connection),
     Quic(xq_transport_quic::Connection),
+    Ws(Arc<dyn Connection>),
 }
 
 impl Link {
@@ -102,6 +132,7 @@ impl Link {
         match self {
             Self::Udp(conn) => conn.send(frame).await?,
             Self::Quic(conn) => conn.send(frame).await?,
+            Self::Ws(conn) => conn.send(frame).await?,
         }
         Ok(())
     }
@@ -110,6 +141,7 @@ impl Link {
         Ok(match self {
             Self::Udp(conn) => conn.recv().await?,
             Self::Quic(conn) => conn.recv().await?,
+            Self::Ws(conn) => conn.recv().await?,
         })
     }
 
@@ -117,6 +149,7 @@ impl Link {
         match self {
             Self::Udp(conn) => conn.close().await,
             Self::Quic(conn) => conn.close().await,
+            Self::Ws(conn) => conn.close().await,
         }
     }
 }

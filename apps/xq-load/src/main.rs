@@ -76,9 +76,11 @@ async fn run(args: Args) -> Result<()> {
     let (transport, dialers) = match url.parse::<Address>()? {
         Address::Udp { host, port } => ("udp", Dialer::udp(&host, port, sockets).await?),
         Address::Quic { .. } => ("quic", Dialer::quic(&url, sockets).await?),
+        Address::Ws { .. } => ("ws", Dialer::ws(&url)),
+        Address::Wss { .. } => ("wss", Dialer::ws(&url)),
         Address::Mem { .. } => bail!(
-            "mem:// reaches only listeners inside the same process: give the relay's udp:// or \
-             quic:// URL"
+            "mem:// reaches only listeners inside the same process: give the relay's udp://, \
+             quic:// or ws:// URL"
         ),
         _ => bail!("unsupported transport in {url}"),
     };

@@ -122,6 +122,13 @@ async fn plays_over_quic() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plays_over_ws() {
+    tokio::time::timeout(TEST_TIMEOUT, plays_over("ws"))
+        .await
+        .expect("the test finished in time");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn measures_idle_matches() {
     tokio::time::timeout(TEST_TIMEOUT, async {
         let (server, _identity) = relay("udp").await;

@@ -1,14 +1,19 @@
-//! `xq-relay`: hosts xq rooms and matches for clients over UDP and QUIC.
+//! `xq-relay`: hosts xq rooms and matches for clients over UDP, QUIC and WebSocket, and serves
+//! the web client.
 //!
 //! A thin shell around [`xq_server::Server`]: it parses the flags, sets up logging, opens the
 //! database ([`xq_store::SqliteStore`]), starts the listeners, prints where clients can reach
-//! it (with the QUIC certificate's fingerprint to pin), and serves until SIGINT or SIGTERM,
+//! it (with the QUIC certificate's fingerprint to pin, and the web client's page), and serves
+//! until SIGINT or SIGTERM,
 //! then shuts down gracefully. `xq-relay games list` and `xq-relay games export ID` read the
 //! archive of finished games from the same database.
+
+mod site;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -16,12 +21,16 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 use xq_server::{Config, MetricsEndpoint, RateLimit, Server};
 use xq_store::{GameId, SqliteArchive, SqliteStore};
-use xq_transport::{Address, Options, Verify};
+use xq_transport::{Address, Options, Verify, WsOptions, WsTls};
 
-/// Hosts xq rooms and matches for clients over UDP and QUIC.
+use crate::site::Site;
+
+/// Hosts xq rooms and matches for clients over UDP, QUIC and WebSocket, and serves the web
+/// client.
 ///
-/// Prints one `listening: URL` line per listener (with the real port when 0 was asked for)
-/// and, for QUIC, a `fingerprint: HEX` line that clients pin as `quic://HOST:PORT?fp=HEX`.
+/// Prints one `listening: URL` line per listener (with the real port when 0 was asked for);
+/// for QUIC, a `fingerprint: HEX` line that clients pin as `quic://HOST:PORT?fp=HEX`; for
+/// WebSocket, a `web: URL` line: the page to open in a browser to play.
 /// A listener on every interface (the default) is printed with the loopback address, which
 /// clients on this machine can use as it is; clients elsewhere use this machine's address.
 /// With --metrics, a `metrics: URL` line follows: the counters in the Prometheus text format.
@@ -47,14 +56,26 @@ struct Args {
     /// Runs without a database: nothing survives the process (for tests and trials).
     #[arg(long, conflicts_with = "db")]
     no_db: bool,
-    /// A transport URL to listen on (repeatable): udp://HOST:PORT, quic://HOST:PORT or
-    /// mem://NAME. Port 0 picks a free port.
+    /// A transport URL to listen on (repeatable): udp://HOST:PORT, quic://HOST:PORT,
+    /// ws://HOST:PORT, wss://HOST:PORT or mem://NAME. Port 0 picks a free port. A ws or wss
+    /// listener also serves the web client's page.
     #[arg(
         long = "listen",
         value_name = "URL",
-        default_values = ["udp://0.0.0.0:7878", "quic://0.0.0.0:7879"]
+        default_values = ["udp://0.0.0.0:7878", "quic://0.0.0.0:7879", "ws://0.0.0.0:7880"]
     )]
     listen: Vec<String>,
+    /// The certificate chain (PEM, leaf first) of the wss:// listeners. Behind a reverse proxy
+    /// that terminates TLS, listen on ws:// instead.
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// A web origin whose pages may connect over WebSocket, as scheme://host[:port]
+    /// (repeatable). Without any, only pages the relay served itself may.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
     /// Where the QUIC certificate and key are kept; they are created on first start and
     /// reused after, so the fingerprint stays the same.
     #[arg(long, value_name = "DIR", default_value = "xq-relay-identity")]
@@ -168,8 +189,22 @@ async fn run(args: Args) -> Result<()> {
 /// Serves until SIGINT or SIGTERM.
 async fn serve(args: Args) -> Result<()> {
     let stop = shutdown_signal()?;
+    let site = Site::embedded();
+    if !site.has_client() {
+        tracing::warn!(
+            "this relay was built without the web client: `cargo xtask relay` builds both"
+        );
+    }
     let options = Options {
         quic_identity_dir: Some(args.identity_dir),
+        ws: WsOptions {
+            tls: args
+                .tls_cert
+                .zip(args.tls_key)
+                .map(|(cert, key)| WsTls { cert, key }),
+            allowed_origins: args.allow_origins,
+            site: Some(Arc::new(site)),
+        },
         ..Options::default()
     };
     let config = Config {
@@ -202,12 +237,16 @@ async fn serve(args: Args) -> Result<()> {
         .context("cannot start the relay")?;
     for url in server.local_urls() {
         println!("listening: {url}");
-        if let Ok(Address::Quic {
-            verify: Verify::Fingerprint(hex),
-            ..
-        }) = url.parse()
-        {
-            println!("fingerprint: {hex}");
+        match url.parse() {
+            Ok(Address::Quic {
+                verify: Verify::Fingerprint(hex),
+                ..
+            }) => println!("fingerprint: {hex}"),
+            Ok(Address::Ws { host, port }) => println!("web: http://{}/", authority(&host, port)),
+            Ok(Address::Wss { host, port, .. }) => {
+                println!("web: https://{}/", authority(&host, port));
+            }
+            _ => {}
         }
     }
     if let Some(addr) = args.metrics {
@@ -228,6 +267,15 @@ async fn serve(args: Args) -> Result<()> {
         .run_until(stop)
         .await
         .context("the relay stopped: its database failed")
+}
+
+/// `host:port` as a URL writes it: an IPv6 address in brackets.
+fn authority(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
 }
 
 /// Lists or exports archived games.

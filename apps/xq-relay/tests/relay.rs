@@ -28,12 +28,15 @@ struct Relay {
     child: Child,
     urls: Vec<String>,
     fingerprint: String,
+    /// The `web:` line's URL: the web client's page.
+    web: String,
     /// The `metrics:` line's URL, when the relay was started with `--metrics`.
     metrics: Option<String>,
     _stdout: Lines<BufReader<ChildStdout>>,
 }
 
-/// Starts the binary on `db` with a UDP listener on `udp` and a QUIC one on a free port.
+/// Starts the binary on `db` with a UDP listener on `udp`, and QUIC and WebSocket ones on free
+/// ports.
 async fn start(identity: &Path, db: &Path, udp: &str) -> Relay {
     start_with(identity, db, udp, &[]).await
 }
@@ -42,6 +45,7 @@ async fn start(identity: &Path, db: &Path, udp: &str) -> Relay {
 async fn start_with(identity: &Path, db: &Path, udp: &str, more: &[&str]) -> Relay {
     let mut child = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
         .args(["--listen", udp, "--listen", "quic://127.0.0.1:0"])
+        .args(["--listen", "ws://127.0.0.1:0"])
         .args(more)
         .arg("--identity-dir")
         .arg(identity)
@@ -55,7 +59,14 @@ async fn start_with(identity: &Path, db: &Path, udp: &str, more: &[&str]) -> Rel
     let stdout = child.stdout.take().expect("piped");
     let mut lines = BufReader::new(stdout).lines();
     let mut urls = Vec::new();
-    let fingerprint = loop {
+    let mut fingerprint = String::new();
+    // Each WebSocket listener's line is followed by its page's; the last listener's ends them.
+    let websockets = 1 + more
+        .iter()
+        .filter(|arg| arg.starts_with("ws://") || arg.starts_with("wss://"))
+        .count();
+    let mut pages = Vec::new();
+    while pages.len() < websockets {
         let line = lines
             .next_line()
             .await
@@ -63,10 +74,13 @@ async fn start_with(identity: &Path, db: &Path, udp: &str, more: &[&str]) -> Rel
             .expect("the relay prints its addresses");
         if let Some(url) = line.strip_prefix("listening: ") {
             urls.push(url.to_string());
-        } else if line.contains("fingerprint") {
-            break line.rsplit(' ').next().unwrap_or_default().to_string();
+        } else if let Some(hex) = line.strip_prefix("fingerprint: ") {
+            fingerprint = hex.to_string();
+        } else if let Some(url) = line.strip_prefix("web: ") {
+            pages.push(url.to_string());
         }
-    };
+    }
+    let web = pages.swap_remove(0);
     let metrics = if more.contains(&"--metrics") {
         let line = lines
             .next_line()
@@ -82,6 +96,7 @@ async fn start_with(identity: &Path, db: &Path, udp: &str, more: &[&str]) -> Rel
         child,
         urls,
         fingerprint,
+        web,
         metrics,
         _stdout: lines,
     }
@@ -105,14 +120,19 @@ async fn prints_its_addresses_serves_hellos_and_stops_on_sigterm() {
         let identity = tempfile::tempdir().expect("temp dir");
         let db = identity.path().join("relay.sqlite3");
         let mut relay = start(identity.path(), &db, "udp://127.0.0.1:0").await;
-        let [udp, quic] = &relay.urls[..] else {
-            panic!("expected two listeners, got {:?}", relay.urls);
+        let [udp, quic, ws] = &relay.urls[..] else {
+            panic!("expected three listeners, got {:?}", relay.urls);
         };
         assert!(
             udp.starts_with("udp://127.0.0.1:") && !udp.ends_with(":0"),
             "{udp}"
         );
         assert!(quic.starts_with("quic://127.0.0.1:"), "{quic}");
+        assert!(
+            ws.starts_with("ws://127.0.0.1:") && !ws.ends_with(":0"),
+            "{ws}"
+        );
+        assert_eq!(relay.web, format!("http{}/", &ws["ws".len()..]));
         assert_eq!(relay.fingerprint.len(), 64, "{}", relay.fingerprint);
         assert!(
             quic.ends_with(&format!("?fp={}", relay.fingerprint)),
@@ -121,8 +141,15 @@ async fn prints_its_addresses_serves_hellos_and_stops_on_sigterm() {
 
         let over_udp = hello_with(udp, None).await;
         let over_quic = hello_with(quic, None).await;
+        let over_ws = hello_with(ws, None).await;
+        // The WebSocket's port also serves the web client's page (or, in a relay built without
+        // the client, the page that says how to build it).
+        let (head, body) = http_get(&relay.web, "/").await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(head.contains("content-type: text/html"), "{head}");
+        assert!(body.contains("xq"), "{body}");
         terminate(&mut relay).await;
-        for conn in [over_udp, over_quic] {
+        for conn in [over_udp, over_quic, over_ws] {
             let bye: ServerMsg = codec::decode(&conn.recv().await.expect("recv")).expect("decodes");
             assert!(
                 matches!(
@@ -140,6 +167,51 @@ async fn prints_its_addresses_serves_hellos_and_stops_on_sigterm() {
         let mut again = start(identity.path(), &db, "udp://127.0.0.1:0").await;
         assert_eq!(again.fingerprint, relay.fingerprint);
         terminate(&mut again).await;
+    })
+    .await
+    .expect("the test finished in time");
+}
+
+/// With a certificate and key, a wss:// listener serves the page over https and WebSocket
+/// over TLS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_wss_with_the_operators_certificate() {
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let rcgen::CertifiedKey { cert, signing_key } =
+            rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()])
+                .expect("a certificate");
+        let (cert_file, key_file) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+        std::fs::write(&cert_file, cert.pem()).expect("writes");
+        std::fs::write(&key_file, signing_key.serialize_pem()).expect("writes");
+        let (cert_file, key_file) = (
+            cert_file.display().to_string(),
+            key_file.display().to_string(),
+        );
+        let more = [
+            "--listen",
+            "wss://127.0.0.1:0",
+            "--tls-cert",
+            &cert_file,
+            "--tls-key",
+            &key_file,
+        ];
+        let db = dir.path().join("relay.sqlite3");
+        let mut relay = start_with(dir.path(), &db, "udp://127.0.0.1:0", &more).await;
+        let wss = relay
+            .urls
+            .iter()
+            .find(|url| url.starts_with("wss://"))
+            .expect("a wss listener")
+            .clone();
+        assert!(wss.contains("?ca="), "{wss}");
+        let over_wss = hello_with(&wss, None).await;
+        terminate(&mut relay).await;
+        let bye: ServerMsg = codec::decode(&over_wss.recv().await.expect("recv")).expect("decodes");
+        assert!(matches!(bye, ServerMsg::Disconnect { .. }), "{bye:?}");
+        // A wss listener without its certificate does not start.
+        let output = run(&["--no-db", "--listen", "wss://127.0.0.1:0"]).await;
+        assert!(!output.status.success());
     })
     .await
     .expect("the test finished in time");
@@ -188,6 +260,9 @@ fn help_lists_the_flags() {
         "--threads",
         "--max-rooms",
         "--max-rooms-per-address",
+        "--tls-cert",
+        "--tls-key",
+        "--allow-origin",
     ] {
         assert!(text.contains(flag), "{flag} missing from:\n{text}");
     }
@@ -390,13 +465,13 @@ async fn a_relay_killed_mid_game_loses_no_acknowledged_move() {
     .expect("the test finished in time");
 }
 
-/// A plain HTTP/1.1 GET of `path` on the metrics endpoint at `url`: the status line, the
-/// headers and the body.
+/// A plain HTTP/1.1 GET of `path` on the server of `url` (the metrics endpoint, the web
+/// client's page): the status line, the headers and the body.
 async fn http_get(url: &str, path: &str) -> (String, String) {
     let authority = url
         .strip_prefix("http://")
-        .and_then(|rest| rest.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("unexpected metrics URL {url}"));
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("unexpected URL {url}"));
     let mut stream = TcpStream::connect(authority).await.expect("connects");
     let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await.expect("sends");

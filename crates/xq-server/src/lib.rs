@@ -94,6 +94,9 @@
 //! - `sqlite` (default): `xq-store`'s SQLite engine, to pass to [`Builder::storage`]. A
 //!   relay that keeps nothing links no database.
 //!
+//! - `ws` (default): `ws://` and `wss://` listeners, through `xq-transport`'s `ws` feature.
+//!   Their listener is an HTTP server (hyper), so the relay the GUI hosts goes without.
+//!
 //! [quinn]: https://docs.rs/quinn
 
 #![warn(missing_docs)]

@@ -136,8 +136,10 @@ impl Server {
 }
 
 impl Builder {
-    /// Adds a listener (`mem://name`, `udp://host:port`, `quic://host:port`; port 0 picks a
-    /// free port, see [`Server::local_urls`]).
+    /// Adds a listener (`mem://name`, `udp://host:port`, `quic://host:port`, and with the
+    /// `ws` feature `ws://host:port` and `wss://host:port`; port 0 picks a free port, see
+    /// [`Server::local_urls`]). The caps per address count a WebSocket client by its TCP
+    /// peer's address, as they count the others.
     #[must_use]
     pub fn listen(mut self, url: impl Into<String>) -> Self {
         self.listen.push(url.into());
@@ -159,7 +161,8 @@ impl Builder {
     }
 
     /// Sets the transport options every listener uses (frame limit, idle timeout, where the
-    /// QUIC certificate is kept).
+    /// QUIC certificate is kept, and with the `ws` feature the WebSocket listeners' TLS
+    /// files, allowed origins and site).
     #[must_use]
     pub fn transport(mut self, options: Options) -> Self {
         self.transport = options;

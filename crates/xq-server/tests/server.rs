@@ -225,6 +225,8 @@ macro_rules! over_every_transport {
 }
 
 over_every_transport!(mem, udp, quic);
+#[cfg(feature = "ws")]
+over_every_transport!(ws);
 
 #[test]
 fn one_relay_serves_every_transport_at_once() {

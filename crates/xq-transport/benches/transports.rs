@@ -1,5 +1,6 @@
-//! Loopback latency and throughput of every transport through the common interface, beside a
-//! raw UDP ping-pong measured in the same run.
+//! Loopback latency and throughput of every transport through the common interface (`ws` and
+//! `wss` with the `ws` feature, on by default), beside a raw UDP ping-pong measured in the same
+//! run.
 //!
 //! `cargo bench -p xq-transport --bench transports` prints one line per transport:
 //! round-trip p50/p99 of a 32-byte frame, one-way frames/s, and the p50 ratio to raw UDP.
@@ -103,6 +104,23 @@ async fn one_way(client: &Arc<dyn Connection>, server: &Arc<dyn Connection>) -> 
     ONE_WAY_FRAMES as f64 / t.elapsed().as_secs_f64()
 }
 
+/// A self-signed certificate for the loopback address in `dir`: a `wss` listener's URL names
+/// it, and the client trusts it from there.
+#[cfg(feature = "ws")]
+fn wss_certificate(dir: &std::path::Path) -> xq_transport::WsTls {
+    let names = vec!["127.0.0.1".to_string()];
+    let rcgen::CertifiedKey { cert, signing_key } =
+        rcgen::generate_simple_self_signed(names).expect("certificate");
+    std::fs::create_dir_all(dir).expect("directory");
+    let files = xq_transport::WsTls {
+        cert: dir.join("wss-cert.pem"),
+        key: dir.join("wss-key.pem"),
+    };
+    std::fs::write(&files.cert, cert.pem()).expect("certificate file");
+    std::fs::write(&files.key, signing_key.serialize_pem()).expect("key file");
+    files
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -113,6 +131,11 @@ fn main() {
         let dir = std::env::temp_dir().join(format!("xq-bench-identity-{}", std::process::id()));
         let options = Options {
             quic_identity_dir: Some(dir.clone()),
+            #[cfg(feature = "ws")]
+            ws: xq_transport::WsOptions {
+                tls: Some(wss_certificate(&dir)),
+                ..xq_transport::WsOptions::default()
+            },
             ..Options::default()
         };
         let mut raw = raw_udp_rtts().await;
@@ -123,7 +146,15 @@ fn main() {
             micros(raw_p50),
             micros(percentile(&raw, 0.99))
         );
-        for url in ["mem://bench", "udp://127.0.0.1:0", "quic://127.0.0.1:0"] {
+        for url in [
+            "mem://bench",
+            "udp://127.0.0.1:0",
+            "quic://127.0.0.1:0",
+            #[cfg(feature = "ws")]
+            "ws://127.0.0.1:0",
+            #[cfg(feature = "ws")]
+            "wss://127.0.0.1:0",
+        ] {
             let (client, server, _listener) = pair(url, &options).await;
             let mut rtts = transport_rtts(&client, &server).await;
             rtts.sort();

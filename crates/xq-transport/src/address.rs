@@ -8,7 +8,8 @@ use url::Url;
 
 use crate::TransportError;
 
-/// A parsed transport URL: which transport, where, and (for QUIC) how to trust the server.
+/// A parsed transport URL: which transport, where, and (for QUIC and `wss`) how to trust the
+/// server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Address {
@@ -33,12 +34,30 @@ pub enum Address {
         /// How a client checks the server's certificate.
         verify: Verify,
     },
+    /// `ws://host:port`: WebSocket, at the path `/ws` of that HTTP server.
+    Ws {
+        /// Host name or IP address.
+        host: String,
+        /// Port (0 asks a listener for a free one).
+        port: u16,
+    },
+    /// `wss://host:port[?ca=<file>|?insecure]`: WebSocket over TLS.
+    Wss {
+        /// Host name or IP address; also the TLS server name.
+        host: String,
+        /// Port (0 asks a listener for a free one).
+        port: u16,
+        /// How a client checks the server's certificate ([`Verify::Fingerprint`] is QUIC's
+        /// alone).
+        verify: Verify,
+    },
 }
 
-/// How a QUIC client checks the relay's certificate.
+/// How a QUIC or `wss` client checks the relay's certificate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verify {
-    /// No option was given: fine for a listener, refused by a client.
+    /// No option was given: fine for a listener; a QUIC client refuses it, and a `wss`
+    /// client trusts the web's certificate authorities.
     Unspecified,
     /// `fp=<hex>`: the SHA-256 fingerprint of the server certificate the relay printed.
     Fingerprint(String),
@@ -94,13 +113,18 @@ impl FromStr for Address {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
-        let port = || url.port().ok_or_else(|| invalid(text, "missing port"));
+        // `url` leaves out a port that is the scheme's default (80 for ws, 443 for wss), and
+        // knows no default for the others.
+        let port = || {
+            url.port_or_known_default()
+                .ok_or_else(|| invalid(text, "missing port"))
+        };
         let mut verify = Verify::Unspecified;
         for (key, value) in url.query_pairs() {
             let option = match (url.scheme(), key.as_ref()) {
                 ("quic", "fp") => Verify::Fingerprint(value.into_owned()),
-                ("quic", "ca") => Verify::CaFile(PathBuf::from(value.as_ref())),
-                ("quic", "insecure") if matches!(value.as_ref(), "" | "1" | "true") => {
+                ("quic" | "wss", "ca") => Verify::CaFile(PathBuf::from(value.as_ref())),
+                ("quic" | "wss", "insecure") if matches!(value.as_ref(), "" | "1" | "true") => {
                     Verify::Insecure
                 }
                 _ => return Err(invalid(text, format!("unknown option '{key}'"))),
@@ -118,6 +142,15 @@ impl FromStr for Address {
                 port: port()?,
             }),
             "quic" => Ok(Self::Quic {
+                host,
+                port: port()?,
+                verify,
+            }),
+            "ws" => Ok(Self::Ws {
+                host,
+                port: port()?,
+            }),
+            "wss" => Ok(Self::Wss {
                 host,
                 port: port()?,
                 verify,
@@ -192,6 +225,39 @@ mod tests {
                 ..
             }
         ));
+        assert_eq!(
+            parse("ws://127.0.0.1:8080"),
+            Address::Ws {
+                host: "127.0.0.1".into(),
+                port: 8080
+            }
+        );
+        assert_eq!(
+            parse("wss://relay.example:443?ca=certs/relay%20ca.pem"),
+            Address::Wss {
+                host: "relay.example".into(),
+                port: 443,
+                verify: Verify::CaFile("certs/relay ca.pem".into())
+            }
+        );
+        assert!(matches!(
+            parse("ws://relay.example"),
+            Address::Ws { port: 80, .. }
+        ));
+        assert!(matches!(
+            parse("wss://[::1]:1"),
+            Address::Wss {
+                verify: Verify::Unspecified,
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse("wss://h:1?insecure"),
+            Address::Wss {
+                verify: Verify::Insecure,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -212,6 +278,11 @@ mod tests {
             "udp://:secret@h:1",
             "quic://user@h:1?insecure",
             "mem://user@relay",
+            "ws://h:1/ws",
+            "ws://h:1?insecure",
+            "ws://h:1?ca=x.pem",
+            "wss://h:1?fp=00",
+            "wss://h:1?ca=x.pem&insecure",
         ] {
             match bad.parse::<Address>() {
                 Err(TransportError::InvalidUrl { url, .. }) => assert_eq!(url, bad),

@@ -75,7 +75,8 @@ pub trait Listener: Send + Sync {
     async fn accept(&self) -> Result<Arc<dyn Connection>, TransportError>;
 
     /// A URL clients can pass to [`crate::connect`]: the bound address (with the real port when
-    /// 0 was asked for) and, for QUIC, the certificate fingerprint to pin. A listener bound to
+    /// 0 was asked for) and, for QUIC, the certificate fingerprint to pin, or for `wss`, the
+    /// certificate file to trust (`?ca=`, readable on this machine). A listener bound to
     /// every interface (`0.0.0.0`, `::`) gives the loopback address, which works from this
     /// machine; clients elsewhere use this machine's name or address with the same port.
     fn local_url(&self) -> String;

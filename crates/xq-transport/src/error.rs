@@ -56,6 +56,10 @@ pub enum TransportError {
     #[cfg(feature = "quic")]
     #[error(transparent)]
     Quic(#[from] xq_transport_quic::Error),
+    /// An error of the WebSocket transport.
+    #[cfg(feature = "ws")]
+    #[error(transparent)]
+    Ws(#[from] xq_transport_ws::Error),
     /// The QUIC listener's certificate could not be loaded or created.
     #[cfg(feature = "quic")]
     #[error(transparent)]

@@ -5,6 +5,8 @@
 //! | `mem://name` | in-process channels ([`mem`]), for tests and single-process play |
 //! | `udp://host:port` | xq's own reliable UDP (`xq-transport-udp`) |
 //! | `quic://host:port?fp=<sha-256 hex>` | QUIC via quinn (`xq-transport-quic`); `?ca=<pem file>` or `?insecure` instead of `fp` |
+//! | `ws://host:port` | WebSocket at `/ws`, on a port that also serves a web page (`xq-transport-ws`) |
+//! | `wss://host:port` | WebSocket over TLS; the client trusts the web's CAs, `?ca=<pem file>` or `?insecure` |
 //!
 //! Every transport gives the same guarantee: **frames arrive whole, once, in order, or the
 //! connection reports that it failed.** A frame is a byte vector; what it means is the
@@ -30,6 +32,10 @@
 //!
 //! - `udp` (default): the `udp://` scheme.
 //! - `quic` (default): the `quic://` scheme.
+//! - `ws` (default): the `ws://` and `wss://` schemes, with [`Options::ws`]. Its listener is an
+//!   HTTP server (hyper), which the desktop GUI must not link: the workspace's members take
+//!   this crate without it (the root `Cargo.toml`), and those that serve or dial WebSockets ask
+//!   for it, as `xq-server`'s `ws` feature does.
 
 #![warn(missing_docs)]
 
@@ -43,12 +49,18 @@ mod peer;
 mod quic;
 #[cfg(feature = "udp")]
 mod udp;
+#[cfg(feature = "ws")]
+mod ws;
 
 pub use address::{Address, Verify, reachable};
 pub use connection::{Connection, ConnectionStats, Listener};
 pub use error::TransportError;
 pub use options::Options;
+#[cfg(feature = "ws")]
+pub use options::{WsOptions, WsTls};
 pub use peer::Peer;
+#[cfg(feature = "ws")]
+pub use xq_transport_ws::Site;
 
 use std::sync::Arc;
 
@@ -71,6 +83,18 @@ pub async fn connect(url: &str, options: &Options) -> Result<Arc<dyn Connection>
             let addr = resolve(url, &host, port).await?;
             Ok(Arc::new(
                 quic::connect(url, addr, host, verify, options).await?,
+            ))
+        }
+        #[cfg(feature = "ws")]
+        Address::Ws { host, port } => {
+            let addr = resolve(url, &host, port).await?;
+            Ok(Arc::new(ws::connect(url, addr, host, None, options).await?))
+        }
+        #[cfg(feature = "ws")]
+        Address::Wss { host, port, verify } => {
+            let addr = resolve(url, &host, port).await?;
+            Ok(Arc::new(
+                ws::connect(url, addr, host, Some(verify), options).await?,
             ))
         }
         #[allow(unreachable_patterns)] // reachable when a transport feature is off
@@ -97,6 +121,16 @@ pub async fn listen(url: &str, options: &Options) -> Result<Box<dyn Listener>, T
         Address::Quic { host, port, .. } => {
             let addr = resolve(url, &host, port).await?;
             Ok(Box::new(quic::listen(addr, host, options).await?))
+        }
+        #[cfg(feature = "ws")]
+        Address::Ws { host, port } => {
+            let addr = resolve(url, &host, port).await?;
+            Ok(Box::new(ws::listen(url, addr, false, options).await?))
+        }
+        #[cfg(feature = "ws")]
+        Address::Wss { host, port, .. } => {
+            let addr = resolve(url, &host, port).await?;
+            Ok(Box::new(ws::listen(url, addr, true, options).await?))
         }
         #[allow(unreachable_patterns)] // reachable when a transport feature is off
         _ => Err(unsupported(url)),
@@ -136,7 +170,7 @@ fn unsupported(url: &str) -> TransportError {
 }
 
 /// Resolves a host name to its first socket address.
-#[cfg(any(feature = "udp", feature = "quic"))]
+#[cfg(any(feature = "udp", feature = "quic", feature = "ws"))]
 async fn resolve(url: &str, host: &str, port: u16) -> Result<std::net::SocketAddr, TransportError> {
     let invalid = |reason: String| TransportError::InvalidUrl {
         url: url.to_string(),

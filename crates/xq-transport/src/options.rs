@@ -1,6 +1,10 @@
 //! Settings shared by every transport.
 
+#[cfg(feature = "ws")]
+use std::fmt;
 use std::path::PathBuf;
+#[cfg(feature = "ws")]
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Transport settings. The defaults suit the relay and its clients.
@@ -19,6 +23,10 @@ pub struct Options {
     /// Extra one-way latency added to every frame of an in-memory connection (a link conditioner
     /// for tests); order and reliability are kept.
     pub mem_latency: Duration,
+    /// What a WebSocket listener needs beyond the rest: its certificate for `wss://`, the web
+    /// pages allowed to connect, and the site it serves.
+    #[cfg(feature = "ws")]
+    pub ws: WsOptions,
 }
 
 impl Options {
@@ -36,6 +44,45 @@ impl Default for Options {
             idle_timeout: Duration::from_secs(8),
             quic_identity_dir: None,
             mem_latency: Duration::ZERO,
+            #[cfg(feature = "ws")]
+            ws: WsOptions::default(),
         }
     }
+}
+
+/// The settings of `ws://` and `wss://` listeners.
+#[cfg(feature = "ws")]
+#[derive(Clone, Default)]
+pub struct WsOptions {
+    /// The certificate chain and private key of a `wss://` listener; one without them fails
+    /// to start. `ws://` ignores them.
+    pub tls: Option<WsTls>,
+    /// The web origins whose pages may connect (`https://xq.example`); empty, the default,
+    /// allows only the listener's own. Native clients send no origin and are always allowed.
+    pub allowed_origins: Vec<String>,
+    /// What plain HTTP requests to the listener get (the web client's page and assets);
+    /// `None` answers 404.
+    pub site: Option<Arc<dyn xq_transport_ws::Site>>,
+}
+
+#[cfg(feature = "ws")]
+impl fmt::Debug for WsOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WsOptions")
+            .field("tls", &self.tls)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("site", &self.site.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+/// Where a `wss://` listener's certificate and key are: PEM files, as certbot or rcgen write
+/// them. A listener's URL names the certificate file (`?ca=`), for clients on the same machine.
+#[cfg(feature = "ws")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WsTls {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The private key.
+    pub key: PathBuf,
 }

@@ -22,8 +22,29 @@ fn options(dir: &tempfile::TempDir) -> Options {
     Options {
         idle_timeout: Duration::from_millis(1500),
         quic_identity_dir: Some(dir.path().to_path_buf()),
+        #[cfg(feature = "ws")]
+        ws: xq_transport::WsOptions {
+            tls: Some(wss_certificate(dir)),
+            ..xq_transport::WsOptions::default()
+        },
         ..Options::default()
     }
+}
+
+/// A self-signed certificate for the loopback address, in `dir`, for `wss` listeners: their
+/// URL names the file, which the client then trusts (`?ca=`).
+#[cfg(feature = "ws")]
+fn wss_certificate(dir: &tempfile::TempDir) -> xq_transport::WsTls {
+    let names = vec!["127.0.0.1".to_string(), "localhost".to_string()];
+    let rcgen::CertifiedKey { cert, signing_key } =
+        rcgen::generate_simple_self_signed(names).unwrap_or_else(|e| panic!("{e}"));
+    let files = xq_transport::WsTls {
+        cert: dir.path().join("wss-cert.pem"),
+        key: dir.path().join("wss-key.pem"),
+    };
+    std::fs::write(&files.cert, cert.pem()).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&files.key, signing_key.serialize_pem()).unwrap_or_else(|e| panic!("{e}"));
+    files
 }
 
 async fn setup(scheme: &str) -> Setup {
@@ -350,7 +371,12 @@ async fn peers(scheme: &str) {
             assert_eq!(s.client.peer(), Peer::Memory("mem-server".into()));
             return;
         }
-        Ok(Address::Udp { host, port } | Address::Quic { host, port, .. }) => (host, port),
+        Ok(
+            Address::Udp { host, port }
+            | Address::Quic { host, port, .. }
+            | Address::Ws { host, port }
+            | Address::Wss { host, port, .. },
+        ) => (host, port),
         other => panic!("{url}: {other:?}"),
     };
     let listener = SocketAddr::new(host.parse().unwrap_or_else(|e| panic!("{e}")), port);
@@ -455,6 +481,8 @@ suite!(mem);
 suite!(udp);
 #[cfg(feature = "quic")]
 suite!(quic);
+#[cfg(feature = "ws")]
+suite!(ws, wss);
 
 #[tokio::test]
 async fn unknown_schemes_and_missing_listeners_are_typed_errors() {
@@ -631,4 +659,76 @@ async fn a_silent_address_is_unreachable() {
             connected.err()
         );
     }
+}
+
+/// A WebSocket listener on every interface gives a loopback URL that works, as the others do;
+/// one for `wss` names its certificate, so that a client on this machine trusts it.
+#[cfg(feature = "ws")]
+#[tokio::test]
+async fn a_wildcard_ws_listener_gives_a_url_clients_can_use() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let options = options(&dir);
+    for (bind, prefix) in [
+        ("ws://0.0.0.0:0", "ws://127.0.0.1:"),
+        ("wss://0.0.0.0:0", "wss://127.0.0.1:"),
+    ] {
+        let listener = listen(bind, &options)
+            .await
+            .unwrap_or_else(|e| panic!("listen {bind}: {e}"));
+        let target = listener.local_url();
+        assert!(target.starts_with(prefix), "{target}");
+        let (client, server) = tokio::try_join!(connect(&target, &options), listener.accept())
+            .unwrap_or_else(|e| panic!("connect {target}: {e}"));
+        client
+            .send(b"hello".to_vec())
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            server.recv().await.unwrap_or_else(|e| panic!("{e}")),
+            b"hello"
+        );
+    }
+}
+
+/// What a WebSocket client or listener cannot do fails at once with a typed error: a port
+/// nobody listens on is unreachable, a `wss` listener needs its certificate, and a `wss`
+/// client that trusts nothing the server shows does not connect.
+#[cfg(feature = "ws")]
+#[tokio::test]
+async fn ws_failures_are_typed() {
+    let defaults = Options::default();
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let addr = free.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    drop(free);
+    let refused = connect(&format!("ws://{addr}"), &defaults).await;
+    assert!(
+        matches!(refused, Err(TransportError::Unreachable)),
+        "{:?}",
+        refused.err()
+    );
+    let uncertified = listen("wss://127.0.0.1:0", &defaults).await;
+    assert!(
+        matches!(uncertified, Err(TransportError::InvalidUrl { .. })),
+        "{:?}",
+        uncertified.err()
+    );
+    // The server's certificate is self-signed: the web's roots do not vouch for it.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let listener = listen("wss://127.0.0.1:0", &options(&dir))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let url = listener.local_url();
+    let bare = url.split_once('?').map_or(url.as_str(), |(bare, _)| bare);
+    let untrusted = connect(bare, &defaults).await;
+    assert!(
+        matches!(
+            untrusted,
+            Err(TransportError::Ws(xq_transport_ws::Error::TlsHandshake(_)))
+        ),
+        "{:?}",
+        untrusted.err()
+    );
+    let insecure = format!("{bare}?insecure");
+    tokio::try_join!(connect(&insecure, &defaults), listener.accept())
+        .unwrap_or_else(|e| panic!("connect {insecure}: {e}"));
 }
