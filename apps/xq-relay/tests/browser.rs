@@ -213,12 +213,17 @@ async fn check_a_phone() {
     phone.goto(&relay.link("create")).await;
     expect_the_client(&phone).await;
     seated(&phone).await;
-    let hooks = phone
-        .wait("the board and its controls", LOAD, |hooks| {
-            (hooks.board.is_some() && !hooks.controls.is_empty()).then(|| hooks.clone())
+    phone
+        .wait_settled("the board and its controls", LOAD, |hooks| {
+            let controls = hooks.controls.clone();
+            hooks
+                .board
+                .filter(|_| !controls.is_empty())
+                .map(|board| (board, controls))
         })
         .await;
-    let board = hooks.board.unwrap_or_else(|| panic!("waited for a board"));
+    let (shot, hooks) = phone.screenshot(&out, "board").await;
+    let board = hooks.board.unwrap_or_else(|| panic!("the board went"));
     let on_screen = browser::hooks::Rect {
         x: hooks.canvas.x + f64::from(board.min.x),
         y: hooks.canvas.y + f64::from(board.min.y),
@@ -227,14 +232,18 @@ async fn check_a_phone() {
     };
     assert!(
         hooks.viewport.contains(on_screen),
-        "the board {on_screen:?} spills out of the phone's viewport {:?}",
-        hooks.viewport
+        "the board {on_screen:?} spills out of the phone's viewport {:?} (see {})",
+        hooks.viewport,
+        shot.path.display()
     );
-    // Big enough to play on: a finger needs a square of some 20 CSS pixels.
+    // The board takes the phone's width, or near it: a board squeezed beside the controls
+    // is too small to play on with a finger.
     assert!(
-        board.spacing >= 20.0,
-        "the squares are {} px",
-        board.spacing
+        on_screen.w >= 0.9 * hooks.viewport.w,
+        "the board is {} px wide on a {} px screen (see {})",
+        on_screen.w,
+        hooks.viewport.w,
+        shot.path.display()
     );
     for name in hooks.controls.keys() {
         let rect = hooks
@@ -242,12 +251,11 @@ async fn check_a_phone() {
             .unwrap_or_else(|| panic!("{name} is listed"));
         assert!(
             hooks.viewport.contains(rect),
-            "the control {name:?} at {rect:?} is off the phone's screen {:?}",
-            hooks.viewport
+            "the control {name:?} at {rect:?} is off the phone's screen {:?} (see {})",
+            hooks.viewport,
+            shot.path.display()
         );
     }
-    let (shot, hooks) = phone.screenshot(&out, "board").await;
-    let board = hooks.board.unwrap_or_else(|| panic!("the board went"));
     shot.check_board(&board)
         .unwrap_or_else(|err| panic!("phone: {err}"));
     shot.check_squares(&board, &Position::startpos(), Square::all())

@@ -1,8 +1,10 @@
 //! One browser's page of the web client, driven as a person would: real pointer input on the
 //! canvas, aimed through the page's hooks, and screenshots.
 
+use std::cell::RefCell;
+use std::fmt::Debug;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fantoccini::Client;
 use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
@@ -16,6 +18,9 @@ use super::wait::wait_for;
 /// Between a press and its release, and between the two clicks of a move: a few frames, so
 /// the page sees each as a person's.
 const HOLD: Duration = Duration::from_millis(60);
+
+/// How long a control must stay put before it is clicked.
+const SETTLE: Duration = Duration::from_millis(400);
 
 /// A browser showing the web client.
 pub(crate) struct Page {
@@ -154,12 +159,45 @@ impl Page {
         self.click_square(mv.to).await;
     }
 
-    /// Clicks the control called `name` once it is drawn (within `limit`).
+    /// What `pick` takes from the hooks once it has taken the same for [`SETTLE`], within
+    /// `limit`. What has just appeared may still move: egui lays a new window out once unseen
+    /// to learn its size, then places it, and a new layout can take a frame to settle.
+    pub(crate) async fn wait_settled<T: Clone + PartialEq + Debug>(
+        &self,
+        what: &str,
+        limit: Duration,
+        pick: impl Fn(&Hooks) -> Option<T>,
+    ) -> T {
+        let seen: RefCell<Option<(T, Instant)>> = RefCell::new(None);
+        let what = format!("{} to show {what}, settled", self.name);
+        let (seen, pick) = (&seen, &pick);
+        wait_for(&what, limit, || async move {
+            let hooks = self.hooks().await?;
+            let Some(now) = pick(&hooks) else {
+                seen.replace(None);
+                return Err(hooks.summary());
+            };
+            let mut seen = seen.borrow_mut();
+            match &*seen {
+                Some((before, since)) if *before == now && since.elapsed() >= SETTLE => Ok(now),
+                Some((before, since)) if *before == now => {
+                    Err(format!("{now:?} for {:?} only", since.elapsed()))
+                }
+                _ => {
+                    let moved = format!("{now:?} just now");
+                    *seen = Some((now, Instant::now()));
+                    Err(moved)
+                }
+            }
+        })
+        .await
+    }
+
+    /// Clicks the control called `name` once it is drawn and has settled (within `limit`).
     pub(crate) async fn click_control(&self, name: &str, limit: Duration) {
+        let what = format!("a {name:?} control");
         let rect = self
-            .wait(&format!("a {name:?} control"), limit, |hooks| {
-                hooks.control(name)
-            })
+            .wait_settled(&what, limit, |hooks| hooks.control(name))
             .await;
         self.click(rect.centre()).await;
     }
