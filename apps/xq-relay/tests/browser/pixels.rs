@@ -217,3 +217,141 @@ impl std::fmt::Display for SquareLooks {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use xq_gui_model::Orientation;
+
+    use super::*;
+
+    const WOOD: Rgba<u8> = Rgba([0xE6, 0xBD, 0x78, 0xFF]);
+    const FACE: Rgba<u8> = Rgba([0xFB, 0xEE, 0xD2, 0xFF]);
+    const RED: Rgba<u8> = Rgba([0xC0, 0x1E, 0x1E, 0xFF]);
+    const BLACK: Rgba<u8> = Rgba([0x1E, 0x1E, 0x1E, 0xFF]);
+
+    /// A picture of `position` as the GUI draws it, roughly: wood, and for each piece a face
+    /// with its side's ink in the middle; at two device pixels per CSS pixel, the canvas at
+    /// 10, 20 in the viewport.
+    fn shot(position: &Position, layout: &BoardLayout) -> Shot {
+        let scale = 2.0;
+        let canvas = (10.0, 20.0);
+        let device = |css: f32, origin: f64| (f64::from(css) + origin) * scale;
+        let mut image = RgbaImage::from_pixel(1000, 1100, Rgba([0x20, 0x20, 0x20, 0xFF]));
+        let mut fill =
+            |x0: f64, y0: f64, x1: f64, y1: f64, colour: &dyn Fn(f64, f64) -> Option<Rgba<u8>>| {
+                // Whole pixels of a picture 1000 wide: the casts are exact.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                for y in (y0.max(0.0) as u32)..(y1.min(1100.0) as u32) {
+                    for x in (x0.max(0.0) as u32)..(x1.min(1000.0) as u32) {
+                        if let Some(pixel) = colour(f64::from(x), f64::from(y)) {
+                            image.put_pixel(x, y, pixel);
+                        }
+                    }
+                }
+            };
+        let (left, top) = (
+            device(layout.min.x, canvas.0),
+            device(layout.min.y, canvas.1),
+        );
+        let (w, h) = (
+            f64::from(layout.width()) * scale,
+            f64::from(layout.height()) * scale,
+        );
+        fill(left, top, left + w, top + h, &|_, _| Some(WOOD));
+        for (square, piece) in position.board().pieces() {
+            let at = layout.point(square);
+            let (cx, cy) = (device(at.x, canvas.0), device(at.y, canvas.1));
+            let r = f64::from(layout.piece_radius()) * scale;
+            let ink = match piece.color {
+                Color::Red => RED,
+                Color::Black => BLACK,
+            };
+            fill(cx - r, cy - r, cx + r, cy + r, &|x, y| {
+                let d = (x - cx).hypot(y - cy);
+                if d < r * 0.3 {
+                    Some(ink)
+                } else {
+                    (d < r).then_some(FACE)
+                }
+            });
+        }
+        Shot {
+            image,
+            canvas,
+            scale,
+            path: PathBuf::from("drawn.png"),
+        }
+    }
+
+    fn layout(bottom: Color) -> BoardLayout {
+        BoardLayout::fit(
+            Point { x: 5.0, y: 5.0 },
+            480.0,
+            530.0,
+            Orientation { bottom },
+        )
+    }
+
+    fn after(moves: &[&str]) -> Position {
+        moves.iter().fold(Position::startpos(), |position, text| {
+            let mv = text
+                .parse::<xq_rules::iccs::Iccs>()
+                .unwrap_or_else(|err| panic!("{err}"))
+                .to_move(&position)
+                .unwrap_or_else(|err| panic!("{err}"));
+            position
+                .play(mv)
+                .unwrap_or_else(|err| panic!("{}", err.reason))
+        })
+    }
+
+    #[test]
+    fn sees_the_board_and_every_piece_where_it_is() {
+        for bottom in [Color::Red, Color::Black] {
+            let layout = layout(bottom);
+            let position = after(&["h2e2", "h9g7"]);
+            let shot = shot(&position, &layout);
+            shot.check_board(&layout)
+                .unwrap_or_else(|err| panic!("{err}"));
+            shot.check_squares(&layout, &position, Square::all())
+                .unwrap_or_else(|err| panic!("{err}"));
+        }
+    }
+
+    #[test]
+    fn a_piece_not_where_the_moves_put_it_is_seen() {
+        let layout = layout(Color::Red);
+        let shot = shot(&Position::startpos(), &layout);
+        let moved = after(&["h2e2"]);
+        let err = shot
+            .check_squares(&layout, &moved, Square::all())
+            .err()
+            .unwrap_or_else(|| panic!("the cannon's move went unnoticed"));
+        assert!(err.starts_with("2 squares look wrong"), "{err}");
+        assert!(err.contains("h2: expected Bare"), "{err}");
+        assert!(err.contains("e2: expected Piece(Red)"), "{err}");
+        // Whose piece it is, too.
+        assert_eq!(
+            shot.square(&layout, Square::E0).seen,
+            Seen::Piece(Color::Red)
+        );
+        assert_eq!(
+            shot.square(&layout, Square::E9).seen,
+            Seen::Piece(Color::Black)
+        );
+    }
+
+    #[test]
+    fn a_board_drawn_elsewhere_is_not_seen() {
+        let drawn = layout(Color::Red);
+        let shot = shot(&Position::startpos(), &drawn);
+        let elsewhere = BoardLayout {
+            min: Point {
+                x: drawn.min.x + 300.0,
+                y: drawn.min.y,
+            },
+            ..drawn
+        };
+        assert!(shot.check_board(&elsewhere).is_err());
+    }
+}
