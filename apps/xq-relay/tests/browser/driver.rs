@@ -42,7 +42,8 @@ pub(crate) enum Screen {
     /// A desktop window of this many CSS pixels, at one device pixel per CSS pixel.
     Desktop { width: u32, height: u32 },
     /// A phone, through Chromium's mobile emulation: a viewport of this many CSS pixels at
-    /// `pixel_ratio` device pixels each, with touch.
+    /// `pixel_ratio` device pixels each, with touch. (A window that small is not one: Chromium
+    /// keeps windows at least 500 pixels wide.)
     Phone {
         width: u32,
         height: u32,
@@ -94,6 +95,11 @@ impl Chromedriver {
                 height,
                 pixel_ratio,
             } => {
+                // Emulation alone leaves a ResizeObserver's device-pixel sizes at one device
+                // pixel per CSS pixel while devicePixelRatio says otherwise, and eframe sizes
+                // its canvas by the former and draws by the latter (at a third of the size,
+                // stretched); a real scale factor makes the two agree, as on a phone.
+                args.push(format!("--force-device-scale-factor={pixel_ratio}"));
                 let metrics = json!({
                     "width": width,
                     "height": height,
