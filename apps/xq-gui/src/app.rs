@@ -1,13 +1,14 @@
 //! The window: the board in the middle, the game's controls beside it, the status below.
 
-use std::time::Instant;
-
 use eframe::egui::{self, Align, Layout, Modal, RichText, ScrollArea, Ui};
 use xq_gui_model::{Action, BoardLayout, LocalGame, MoveEntry, Notation, Step, ViewModel};
 use xq_session::{MatchConfig, Timestamp};
+// std's `Instant` in a desktop build; in the browser, where std's panics, `performance.now()`.
+use web_time::Instant;
 
 use crate::board;
 use crate::connect::ConnectPanel;
+use crate::hits::Hits;
 use crate::record::RecordPanel;
 
 /// The whole app: the view-model plus the few text fields that are only UI state.
@@ -19,6 +20,8 @@ pub(crate) struct XqApp {
     pub(crate) connect: ConnectPanel,
     /// Where the board was last drawn.
     pub(crate) board: Option<BoardLayout>,
+    /// The buttons drawn in the last frame, and where.
+    pub(crate) hits: Hits,
 }
 
 impl XqApp {
@@ -30,6 +33,7 @@ impl XqApp {
             record: RecordPanel::default(),
             connect: ConnectPanel::default(),
             board: None,
+            hits: Hits::default(),
         };
         if local {
             app.new_local_game();
@@ -51,6 +55,7 @@ impl XqApp {
 
     /// Draws one frame and handles its input.
     pub(crate) fn show(&mut self, ui: &mut Ui) {
+        self.hits.clear();
         let now = self.now();
         if let Some(game) = self.connect.poll() {
             self.view.start(now, Box::new(game));
@@ -73,7 +78,7 @@ impl XqApp {
         });
         self.dialog(ui, now);
         // A running clock counts down; a connection being made is polled until it is.
-        if self.view.clock_running(now) || self.connect.lobby.is_busy() {
+        if self.view.clock_running(now) || self.connect.is_busy() {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
         }
@@ -98,36 +103,41 @@ impl XqApp {
         }
         ui.separator();
         ui.horizontal_wrapped(|ui| {
-            if ui.button("New local game").clicked() {
+            if self
+                .hits
+                .note("New local game", ui.button("New local game"))
+                .clicked()
+            {
                 self.new_local_game();
             }
-            if ui.button("Flip board").clicked() {
+            if self
+                .hits
+                .note("Flip board", ui.button("Flip board"))
+                .clicked()
+            {
                 self.view.flip();
             }
         });
         let buttons = self.view.buttons();
         ui.horizontal_wrapped(|ui| {
             for action in Action::ALL {
-                if ui
-                    .add_enabled(buttons.enabled(action), egui::Button::new(action.label()))
-                    .clicked()
-                {
+                let button =
+                    ui.add_enabled(buttons.enabled(action), egui::Button::new(action.label()));
+                if self.hits.note(action.label(), button).clicked() {
                     let _ = self.view.act(now, action);
                 }
             }
-            if ui
-                .add_enabled(buttons.rematch, egui::Button::new("Rematch"))
-                .clicked()
-            {
+            let rematch = ui.add_enabled(buttons.rematch, egui::Button::new("Rematch"));
+            if self.hits.note("Rematch", rematch).clicked() {
                 let _ = self.view.rematch(now);
             }
         });
         ui.separator();
         self.move_list(ui, now);
         ui.separator();
-        self.record.show(ui, &mut self.view, now);
+        self.record.show(ui, &mut self.view, now, &mut self.hits);
         ui.separator();
-        self.connect.show(ui);
+        self.connect.show(ui, &mut self.hits);
     }
 
     fn move_list(&mut self, ui: &mut Ui, now: Timestamp) {
@@ -189,11 +199,15 @@ impl XqApp {
                     ("Forward", Step::Forward),
                     ("End", Step::End),
                 ] {
-                    if ui.button(label).clicked() {
+                    if self.hits.note(label, ui.button(label)).clicked() {
                         self.view.step(step);
                     }
                 }
-                if ui.button("Close replay").clicked() {
+                if self
+                    .hits
+                    .note("Close replay", ui.button("Close replay"))
+                    .clicked()
+                {
                     self.view.close_replay(now);
                 }
             });
@@ -225,10 +239,10 @@ impl XqApp {
             ui.heading(dialog.title());
             ui.label(dialog.question());
             ui.horizontal(|ui| {
-                if ui.button("Accept").clicked() {
+                if self.hits.note("Accept", ui.button("Accept")).clicked() {
                     answer = Some(true);
                 }
-                if ui.button("Decline").clicked() {
+                if self.hits.note("Decline", ui.button("Decline")).clicked() {
                     answer = Some(false);
                 }
             });

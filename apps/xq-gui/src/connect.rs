@@ -6,6 +6,8 @@ use std::sync::Arc;
 use eframe::egui::{Button, CollapsingHeader, Color32, Context, DragValue, RichText, TextEdit, Ui};
 use xq_gui_net::{HostConfig, Lobby, RemoteGame, Wake};
 
+use crate::hits::Hits;
+
 /// The connect panel's fields, and the lobby they drive.
 pub(crate) struct ConnectPanel {
     pub(crate) relay: String,
@@ -31,17 +33,23 @@ impl ConnectPanel {
         self.lobby.poll()
     }
 
-    pub(crate) fn show(&mut self, ui: &mut Ui) {
+    /// Whether a connection or a hosted relay is being started: the app keeps polling.
+    pub(crate) const fn is_busy(&self) -> bool {
+        self.lobby.is_busy()
+    }
+
+    /// Draws the panel, noting its buttons in `hits`.
+    pub(crate) fn show(&mut self, ui: &mut Ui, hits: &mut Hits) {
         CollapsingHeader::new("Network play")
             .default_open(true)
             .show(ui, |ui| {
-                self.join_controls(ui);
-                self.host_controls(ui);
+                self.join_controls(ui, hits);
+                self.host_controls(ui, hits);
                 self.outcome(ui);
             });
     }
 
-    fn join_controls(&mut self, ui: &mut Ui) {
+    fn join_controls(&mut self, ui: &mut Ui, hits: &mut Hits) {
         ui.horizontal(|ui| {
             let label = ui.label("Relay");
             ui.text_edit_singleline(&mut self.relay)
@@ -55,22 +63,26 @@ impl ConnectPanel {
         let idle = !self.lobby.is_busy();
         let wake = waker(ui.ctx());
         ui.horizontal_wrapped(|ui| {
-            if ui.add_enabled(idle, Button::new("Create room")).clicked() {
+            let button = ui.add_enabled(idle, Button::new("Create room"));
+            if hits.note("Create room", button).clicked() {
                 self.lobby.create(&self.relay, wake.clone());
             }
-            if ui.add_enabled(idle, Button::new("Join")).clicked() {
+            let button = ui.add_enabled(idle, Button::new("Join"));
+            if hits.note("Join", button).clicked() {
                 self.lobby.join(&self.relay, &self.code, wake.clone());
             }
-            if ui.add_enabled(idle, Button::new("Quick match")).clicked() {
+            let button = ui.add_enabled(idle, Button::new("Quick match"));
+            if hits.note("Quick match", button).clicked() {
                 self.lobby.quick_match(&self.relay, wake.clone());
             }
-            if ui.add_enabled(idle, Button::new("Spectate")).clicked() {
+            let button = ui.add_enabled(idle, Button::new("Spectate"));
+            if hits.note("Spectate", button).clicked() {
                 self.lobby.spectate(&self.relay, &self.code, wake.clone());
             }
         });
     }
 
-    fn host_controls(&mut self, ui: &mut Ui) {
+    fn host_controls(&mut self, ui: &mut Ui, hits: &mut Hits) {
         ui.horizontal(|ui| {
             let label = ui.label("UDP port");
             ui.add(DragValue::new(&mut self.host.udp_port))
@@ -83,16 +95,12 @@ impl ConnectPanel {
             let idle = !self.lobby.is_busy();
             let hosting = self.lobby.hosted().is_some();
             // One hosted relay at a time: its ports stay taken until it stops.
-            if ui
-                .add_enabled(idle && !hosting, Button::new("Host a game"))
-                .clicked()
-            {
+            let host = ui.add_enabled(idle && !hosting, Button::new("Host a game"));
+            if hits.note("Host a game", host).clicked() {
                 self.lobby.host(self.host.clone(), waker(ui.ctx()));
             }
-            if ui
-                .add_enabled(hosting, Button::new("Stop hosting"))
-                .clicked()
-            {
+            let stop = ui.add_enabled(hosting, Button::new("Stop hosting"));
+            if hits.note("Stop hosting", stop).clicked() {
                 self.lobby.stop_hosting();
             }
         });

@@ -4,6 +4,8 @@ use eframe::egui::{RichText, Ui};
 use xq_gui_model::ViewModel;
 use xq_session::Timestamp;
 
+use crate::hits::Hits;
+
 /// The record section's state: the path typed in and the outcome of the last save or open.
 pub(crate) struct RecordPanel {
     path: String,
@@ -20,7 +22,13 @@ impl Default for RecordPanel {
 }
 
 impl RecordPanel {
-    pub(crate) fn show(&mut self, ui: &mut Ui, view: &mut ViewModel, now: Timestamp) {
+    pub(crate) fn show(
+        &mut self,
+        ui: &mut Ui,
+        view: &mut ViewModel,
+        now: Timestamp,
+        hits: &mut Hits,
+    ) {
         ui.label(RichText::new("Record (PGN)").strong());
         ui.horizontal(|ui| {
             let label = ui.label("File");
@@ -29,22 +37,36 @@ impl RecordPanel {
         });
         ui.horizontal(|ui| {
             let text = view.save_pgn();
-            if ui
-                .add_enabled(text.is_some(), eframe::egui::Button::new("Save PGN"))
-                .clicked()
+            let save = ui.add_enabled(text.is_some(), eframe::egui::Button::new("Save PGN"));
+            if hits.note("Save PGN", save).clicked()
                 && let Some(text) = text
             {
-                self.outcome = Some(match std::fs::write(&self.path, text) {
-                    Ok(()) => format!("Saved to {}", self.path),
-                    Err(error) => format!("Cannot save: {error}"),
-                });
+                self.outcome = Some(self.save(&text));
             }
-            if ui.button("Open PGN").clicked() {
+            if hits.note("Open PGN", ui.button("Open PGN")).clicked() {
                 self.outcome = Some(self.open(view, now));
             }
         });
         if let Some(outcome) = &self.outcome {
             ui.label(RichText::new(outcome).italics());
+        }
+    }
+
+    /// Writes the record to the file named in the field.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn save(&self, text: &str) -> String {
+        match std::fs::write(&self.path, text) {
+            Ok(()) => format!("Saved to {}", self.path),
+            Err(error) => format!("Cannot save: {error}"),
+        }
+    }
+
+    /// Downloads the record as a file named as the field says: a page cannot write files.
+    #[cfg(target_arch = "wasm32")]
+    fn save(&self, text: &str) -> String {
+        match xq_gui_web::download(&self.path, text) {
+            Ok(()) => format!("Downloaded {}", self.path),
+            Err(error) => format!("Cannot download: {error}"),
         }
     }
 
