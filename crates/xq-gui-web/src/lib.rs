@@ -50,3 +50,8 @@ pub use session::{EntryError, Session};
 pub use token::{ParseTokenError, parse_token, token_key, token_text};
 #[cfg(target_arch = "wasm32")]
 pub use web::{CanvasHooks, Wake, WebError, WebGame, WebLink, WebLobby, download};
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctest;

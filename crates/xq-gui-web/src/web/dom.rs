@@ -8,6 +8,7 @@ use web_sys::{Blob, BlobPropertyBag, Element, HtmlAnchorElement, Storage, Url, W
 use xq_protocol::{ResumeToken, RoomCode};
 use xq_session::Timestamp;
 
+use super::Wake;
 use crate::{Entry, Hooks, Route, parse_token, token_key, token_text};
 
 /// What the browser refused, in its own words.
@@ -116,6 +117,33 @@ pub(crate) fn save_token(code: RoomCode, token: ResumeToken) {
 pub(crate) fn forget_token(code: RoomCode) {
     if let Some(storage) = storage() {
         let _ = storage.remove_item(&token_key(code));
+    }
+}
+
+/// A callback on the window, removed when this is dropped.
+pub(crate) struct Listener {
+    event: &'static str,
+    callback: Closure<dyn FnMut()>,
+}
+
+/// Calls `wake` on every `event` of the window; `None` if the browser refuses.
+pub(crate) fn listen(event: &'static str, wake: Wake) -> Option<Listener> {
+    let callback = Closure::<dyn FnMut()>::new(move || wake());
+    window()
+        .ok()?
+        .add_event_listener_with_callback(event, callback.as_ref().unchecked_ref())
+        .ok()?;
+    Some(Listener { event, callback })
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Ok(window) = window() {
+            let _ = window.remove_event_listener_with_callback(
+                self.event,
+                self.callback.as_ref().unchecked_ref(),
+            );
+        }
     }
 }
 

@@ -34,6 +34,9 @@ pub struct WebLobby {
     status: Option<String>,
     error: Option<String>,
     wake: Wake,
+    /// Wakes the app when the hash changes, so a link typed in the address bar is followed
+    /// at once rather than at the next frame.
+    _hash_changes: Option<dom::Listener>,
 }
 
 impl WebLobby {
@@ -48,6 +51,7 @@ impl WebLobby {
             kept: None,
             status: None,
             error: None,
+            _hash_changes: dom::listen("hashchange", Rc::clone(&wake)),
             wake,
         }
     }
