@@ -164,9 +164,16 @@ class Browser:
         return json.loads(self.hook("data-controls") or "{}")
 
     def click_control(self, name):
-        """Clicks the control `name` once `data-controls` shows it."""
-        self.wait(f"a control named {name}", lambda: name in self.controls())
-        x, y, w, h = self.controls()[name]
+        """Clicks the control `name` once `data-controls` shows it in the same place twice (a
+        dialog's first frame only measures it, and it moves on the next)."""
+        seen = []
+
+        def settled():
+            seen.append(self.controls().get(name))
+            return len(seen) > 2 and seen[-1] is not None and seen[-1] == seen[-3]
+
+        self.wait(f"a control named {name}, settled", settled)
+        x, y, w, h = seen[-1]
         self.click(x + w / 2, y + h / 2)
 
     def play(self, move):
@@ -215,8 +222,10 @@ def main():
         seat = b.hook("data-seat")
         token = b.evaluate(f"localStorage.getItem('xq.token.{code}')")
         assert token and len(token) == 32, token
+        # A mark on the old document tells it from the reloaded one, whose hooks alone count.
+        b.evaluate("window.xqBeforeReload = true")
         b.call("Page.reload")
-        time.sleep(0.5)
+        b.wait("the page reloaded", lambda: b.evaluate("window.xqBeforeReload ?? false") is False)
         b.wait("the seat taken back after a reload", lambda: b.hook("data-seat") == seat
                and b.hook("data-connected") == "true" and b.hook("data-moves") == " ".join(moves))
         print(f"B reloaded and is back at {seat}")
