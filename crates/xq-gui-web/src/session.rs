@@ -215,6 +215,13 @@ impl Session {
             match event {
                 CoreEvent::Connect => self.connect = true,
                 CoreEvent::Answered { id, outcome } => self.answered(id, outcome),
+                // The first connection failed before the hello: no answer will come.
+                CoreEvent::Client(ClientEvent::Disconnected { cause })
+                    if self.stage == Stage::Connecting =>
+                {
+                    self.stage = Stage::Done;
+                    self.entered = Some(Err(EntryError::Unreachable(cause)));
+                }
                 CoreEvent::Client(event) => {
                     if let ClientEvent::Disconnected {
                         cause: ClientError::Refused { code, .. },

@@ -213,6 +213,18 @@ fn a_refused_join_and_an_unreachable_relay_are_told_apart() {
         !session.take_connect(),
         "the first connection is not retried"
     );
+
+    // A socket that never opens (nothing listens, or no WebSocket at /ws) says so too.
+    let mut session = Session::new(Entry::Create, None, ClientOptions::default());
+    session.handle_disconnected(ms(3));
+    assert!(matches!(
+        session.poll_entered(),
+        Some(Err(EntryError::Unreachable(_)))
+    ));
+    assert!(
+        !session.take_connect(),
+        "the first connection is not retried"
+    );
 }
 
 #[test]
