@@ -5,11 +5,11 @@ mod controls;
 #[cfg(not(target_arch = "wasm32"))]
 mod hits_file;
 
-use std::time::Instant;
-
 use eframe::egui::{self, Align, Button, Frame, Layout, Modal, RichText, ScrollArea, Ui};
 use xq_gui_model::{BoardLayout, LocalGame, ViewModel};
 use xq_session::{MatchConfig, Timestamp};
+// std's `Instant` in a desktop build; in the browser, where std's panics, `performance.now()`.
+use web_time::Instant;
 
 use crate::board;
 use crate::connect::ConnectPanel;
@@ -103,7 +103,7 @@ impl XqApp {
             file.write(&self.hits);
         }
         // A running clock counts down; a connection being made is polled until it is.
-        if self.view.clock_running(now) || self.connect.lobby.is_busy() {
+        if self.view.clock_running(now) || self.connect.is_busy() {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
         }

@@ -33,6 +33,11 @@ impl ConnectPanel {
         self.lobby.poll()
     }
 
+    /// Whether a connection or a hosted relay is being started: the app keeps polling.
+    pub(crate) const fn is_busy(&self) -> bool {
+        self.lobby.is_busy()
+    }
+
     /// Draws the panel, noting its buttons in `hits`.
     pub(crate) fn show(&mut self, ui: &mut Ui, hits: &mut Hits) {
         CollapsingHeader::new("Network play")

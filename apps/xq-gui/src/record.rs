@@ -43,10 +43,7 @@ impl RecordPanel {
             if button(hits, ui, "Save PGN", text.is_some())
                 && let Some(text) = text
             {
-                self.outcome = Some(match std::fs::write(&self.path, text) {
-                    Ok(()) => format!("Saved to {}", self.path),
-                    Err(error) => format!("Cannot save: {error}"),
-                });
+                self.outcome = Some(self.save(&text));
             }
             if button(hits, ui, "Open PGN", true) {
                 self.outcome = Some(self.open(view, now));
@@ -54,6 +51,24 @@ impl RecordPanel {
         });
         if let Some(outcome) = &self.outcome {
             ui.label(RichText::new(outcome).italics());
+        }
+    }
+
+    /// Writes the record to the file named in the field.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn save(&self, text: &str) -> String {
+        match std::fs::write(&self.path, text) {
+            Ok(()) => format!("Saved to {}", self.path),
+            Err(error) => format!("Cannot save: {error}"),
+        }
+    }
+
+    /// Downloads the record as a file named as the field says: a page cannot write files.
+    #[cfg(target_arch = "wasm32")]
+    fn save(&self, text: &str) -> String {
+        match xq_gui_web::download(&self.path, text) {
+            Ok(()) => format!("Downloaded {}", self.path),
+            Err(error) => format!("Cannot download: {error}"),
         }
     }
 

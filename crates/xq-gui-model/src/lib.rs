@@ -16,11 +16,15 @@
 //! - [`GameBackend`]: where commands go and events come from. [`LocalGame`] is two players
 //!   at one screen, driving an `xq_session::Match`; a game on a relay tells who is connected
 //!   as a [`Presence`].
+//! - [`RelayGame`]: a game on a relay as a [`GameBackend`], read off the client's mirror
+//!   (`xq_client::Mirror`), over any [`RelayLink`] that carries its requests and news.
 //!
 //! The view-model does no IO: no sockets, no threads, no async runtime, and it reads no clock
-//! (the app passes in the time as an `xq_session::Timestamp`). Network play is `xq-gui-net`:
-//! its `RemoteGame` is a [`GameBackend`] over `xq-client`, run on a tokio thread of its own,
-//! and its `Lobby` connects to relays or hosts one in the process.
+//! (the app passes in the time as an `xq_session::Timestamp`); of `xq-client` it uses the
+//! sans-IO part only. Network play is `xq-gui-net` on the desktop: its `RemoteGame` is a
+//! [`RelayGame`] over `xq-client`'s tokio client, run on a thread of its own, and its `Lobby`
+//! connects to relays or hosts one in the process; and `xq-gui-web` in the browser, a
+//! [`RelayGame`] over the client core and a WebSocket.
 //!
 //! # Examples
 //!
@@ -62,6 +66,7 @@ mod local;
 mod move_list;
 mod notation;
 mod orientation;
+mod relay;
 mod selection;
 mod text;
 mod view_model;
@@ -75,5 +80,6 @@ pub use local::LocalGame;
 pub use move_list::{MoveEntry, MoveRow};
 pub use notation::Notation;
 pub use orientation::{Cell, Orientation};
+pub use relay::{RelayGame, RelayLink, RelayNews};
 pub use selection::{Click, Selection};
 pub use view_model::{ActionError, Step, ViewModel};

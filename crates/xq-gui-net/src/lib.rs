@@ -3,9 +3,10 @@
 //! - [`Network`]: a tokio runtime on a background thread, on which every task below runs, so
 //!   the GUI's frame never waits for the network.
 //! - [`RemoteGame`]: a game on a relay, through `xq-client`, as an
-//!   [`xq_gui_model::GameBackend`]: the view-model plays it as it plays a local game. It
-//!   only sends on one channel and polls another, and calls a [`Wake`] (the app's repaint
-//!   request) when news arrives.
+//!   [`xq_gui_model::GameBackend`]: the view-model plays it as it plays a local game. It is
+//!   the model's [`xq_gui_model::RelayGame`] (shared with the browser's game) over a
+//!   [`TaskLink`], which only sends on one channel and polls another, and calls a [`Wake`]
+//!   (the app's repaint request) when news arrives.
 //! - [`Lobby`]: the connect panel's logic: connect by URL and create, join, quick-match or
 //!   spectate ([`Entry`]), or [`Host`] a relay in this process for an opponent on the local
 //!   network. Results arrive as [`Pending`] values, polled each frame.
@@ -42,4 +43,4 @@ mod remote;
 pub use host::{Host, HostConfig};
 pub use lobby::Lobby;
 pub use network::{ConnectError, Entry, Network, Pending};
-pub use remote::{RemoteGame, Wake};
+pub use remote::{RemoteGame, TaskLink, Wake};

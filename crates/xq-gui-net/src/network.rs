@@ -12,7 +12,7 @@ use xq_client::{Client, ClientError, ClientOptions};
 use xq_protocol::{RoomCode, RoomOptions};
 use xq_transport::{Address, TransportError};
 
-use crate::{RemoteGame, Wake};
+use crate::{RemoteGame, Wake, remote};
 
 /// How long connecting may take before the relay counts as unreachable: long enough for a
 /// distant relay, short enough that a wrong address is soon reported.
@@ -156,5 +156,5 @@ async fn enter(url: &str, entry: Entry, wake: Wake) -> Result<RemoteGame, Connec
         Entry::Spectate(code) => client.spectate(code).await,
     }
     .map_err(ConnectError::Entry)?;
-    RemoteGame::start(client, room, wake).ok_or(ConnectError::Entry(ClientError::NotSeated))
+    remote::start(client, room, wake).ok_or(ConnectError::Entry(ClientError::NotSeated))
 }

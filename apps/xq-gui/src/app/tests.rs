@@ -328,7 +328,7 @@ fn moves_played_before_the_window_shows_are_silent() {
     let mut app = XqApp::new(true);
     app.speaker = Speaker::new(Box::new(recorder.clone()));
     for mv in ["h2e2", "h9g7"] {
-        crate::play(&mut app, mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
+        crate::desktop::play(&mut app, mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
     }
     let mut harness = harness_of(app, DESKTOP);
     assert_eq!(harness.state().view.ply(), 2);
@@ -495,7 +495,7 @@ const OPENING: [&str; 16] = [
 fn a_phone_shows_the_whole_board_across_the_top_and_scrolls_to_every_control() {
     let mut app = XqApp::new(true);
     for mv in OPENING {
-        crate::play(&mut app, mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
+        crate::desktop::play(&mut app, mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
     }
     let mut harness = harness_of(app, PHONE);
     let [width, height] = PHONE;

@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::sync::mpsc as std_mpsc;
 
 use tokio::sync::mpsc;
-use xq_client::{Client, ClientError, ClientEvent, Mirror};
+use xq_client::Client;
+use xq_gui_model::RelayNews;
 use xq_session::Action;
 
 /// Wakes the GUI when news arrives, so it draws a frame and polls without a timer.
@@ -19,22 +20,12 @@ pub(super) enum Request {
     Rematch,
 }
 
-/// What the task tells the GUI.
-#[derive(Debug)]
-pub(super) enum Report {
-    /// The client's next event, with the mirror as it stands once that event was applied
-    /// (boxed: a mirror is large next to an error).
-    Event(ClientEvent, Option<Box<Mirror>>),
-    /// A request could not be sent.
-    Failed(ClientError),
-}
-
 /// Runs until the GUI drops its end of `requests` (then leaves the room and closes the
 /// connection) or the connection ends for good. Every report is followed by a wake-up.
 pub(super) async fn run(
     mut client: Client,
     mut requests: mpsc::UnboundedReceiver<Request>,
-    reports: std_mpsc::Sender<Report>,
+    reports: std_mpsc::Sender<RelayNews>,
     wake: Wake,
 ) {
     loop {
@@ -50,12 +41,12 @@ pub(super) async fn run(
                 };
                 match sent {
                     Ok(()) => continue,
-                    Err(error) => Report::Failed(error),
+                    Err(error) => RelayNews::Failed(error),
                 }
             }
             event = client.next_event() => {
                 let Some(event) = event else { return };
-                Report::Event(event, client.mirror().map(Box::new))
+                RelayNews::Event(event, client.mirror().map(Box::new))
             }
         };
         if reports.send(report).is_err() {
