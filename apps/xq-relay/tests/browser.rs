@@ -165,12 +165,18 @@ async fn play_a_game() {
         game.play(mv).await;
     }
     black.reload().await;
-    let resumed = black
-        .wait("its seat resumed after the reload", LOAD, |hooks| {
-            (hooks.seat == Seat::Player(Color::Black) && hooks.connected).then(|| hooks.clone())
-        })
+    black
+        .wait(
+            "its seat and the moves again after the reload",
+            LOAD,
+            |hooks| {
+                (hooks.seat == Seat::Player(Color::Black)
+                    && hooks.connected
+                    && hooks.moves == game.moves)
+                    .then_some(())
+            },
+        )
         .await;
-    assert_eq!(resumed.moves, game.moves, "the reloaded page lost moves");
     // Both draw the position as it is, the reloaded one from what the relay sent it.
     game.check_screenshots(&out, "reloaded", Square::all())
         .await;

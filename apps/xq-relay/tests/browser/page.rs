@@ -43,12 +43,29 @@ impl Page {
             .unwrap_or_else(|err| panic!("{} cannot open {url}: {err}", self.name));
     }
 
-    /// Reloads the page, as a person pressing F5.
+    /// Reloads the page, as a person pressing F5, and checks that the document is a new one
+    /// (a mark left in the old one is gone).
     pub(crate) async fn reload(&self) {
+        let mark = "window.xqBeforeReload";
+        self.client
+            .execute(&format!("{mark} = true;"), vec![])
+            .await
+            .unwrap_or_else(|err| panic!("{} cannot mark its document: {err}", self.name));
         self.client
             .refresh()
             .await
             .unwrap_or_else(|err| panic!("{} cannot reload: {err}", self.name));
+        let marked = self
+            .client
+            .execute(&format!("return {mark} === true;"), vec![])
+            .await
+            .unwrap_or_else(|err| panic!("{} cannot look for its mark: {err}", self.name));
+        assert_eq!(
+            marked.as_bool(),
+            Some(false),
+            "{} did not reload",
+            self.name
+        );
     }
 
     /// The fragment of the page's address (after the `#`), if it has one.
