@@ -72,8 +72,8 @@ struct Args {
     /// The private key (PEM) of --tls-cert.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
-    /// A web origin whose pages may connect over WebSocket, as scheme://host[:port]
-    /// (repeatable). Without any, only pages the relay served itself may.
+    /// A web origin whose pages may connect over WebSocket, as scheme://host or
+    /// scheme://host:port (repeatable). Without any, only pages the relay served itself may.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allow_origins: Vec<String>,
     /// Where the QUIC certificate and key are kept; they are created on first start and
