@@ -36,10 +36,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// The workspace's root: where this package sits.
+/// The workspace's root: where this package sits. `cargo run` names the package's directory
+/// at run time too, which is right even for a binary built in another checkout (one whose
+/// target directory was copied); the name compiled in serves when run some other way.
 fn root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().unwrap_or(manifest).to_path_buf()
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest
+        .parent()
+        .map_or_else(|| manifest.clone(), Path::to_path_buf)
 }
 
 /// Builds the bundle, then runs the relay with it embedded.
