@@ -56,9 +56,11 @@ impl Site {
     pub(crate) const fn has_client(&self) -> bool {
         self.bundle.is_some()
     }
+}
 
+impl xq_transport::Site for Site {
     /// The answer to one request.
-    pub(crate) fn respond(&self, request: &Parts) -> Response<Bytes> {
+    fn respond(&self, request: &Parts) -> Response<Bytes> {
         if request.method != Method::GET && request.method != Method::HEAD {
             let mut response = status(StatusCode::METHOD_NOT_ALLOWED);
             response
@@ -90,12 +92,6 @@ impl Site {
             return Response::from_parts(parts, Bytes::new());
         }
         response
-    }
-}
-
-impl xq_transport::Site for Site {
-    fn respond(&self, request: &Parts) -> Response<Bytes> {
-        Self::respond(self, request)
     }
 }
 
@@ -221,6 +217,8 @@ fn status(code: StatusCode) -> Response<Bytes> {
 
 #[cfg(test)]
 mod tests {
+    use xq_transport::Site as _;
+
     use super::*;
 
     static FILES: [File; 2] = [
