@@ -42,18 +42,26 @@
 #![warn(missing_docs)]
 
 mod command;
+mod core;
 mod dialect;
+mod driver_error;
+mod engine_command;
 mod error;
 mod go;
 mod info;
 mod message;
 mod option;
+mod options;
 mod tokens;
 
 pub use command::{Command, Start};
+pub use core::{CoreEvent, EngineCore, Reply};
 pub use dialect::{Dialect, ParseMoveError};
+pub use driver_error::{DriverError, MoveRefusal};
+pub use engine_command::{EngineCommand, ParseEngineCommandError};
 pub use error::ParseError;
 pub use go::Go;
 pub use info::{Bound, Info, InfoScore, Score};
 pub use message::{EngineMessage, IdField};
 pub use option::{OptionDecl, OptionKind};
+pub use options::DriverOptions;
