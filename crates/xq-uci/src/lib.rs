@@ -45,6 +45,8 @@ mod command;
 mod core;
 mod dialect;
 mod driver_error;
+#[cfg(feature = "process")]
+mod engine;
 mod engine_command;
 mod error;
 mod go;
@@ -58,6 +60,8 @@ pub use command::{Command, Start};
 pub use core::{CoreEvent, EngineCore, Reply};
 pub use dialect::{Dialect, ParseMoveError};
 pub use driver_error::{DriverError, MoveRefusal};
+#[cfg(feature = "process")]
+pub use engine::Engine;
 pub use engine_command::{EngineCommand, ParseEngineCommandError};
 pub use error::ParseError;
 pub use go::Go;
