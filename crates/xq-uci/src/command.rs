@@ -1,7 +1,7 @@
 //! What a GUI (or this workspace's driver) says to an engine.
 
-use xq_rules::Move;
 use xq_rules::fen::Fen;
+use xq_rules::{Move, Position, PositionError};
 
 use crate::tokens::Tokens;
 use crate::{Dialect, Go, ParseError};
@@ -68,6 +68,30 @@ pub enum Start {
     Startpos,
     /// `fen …`: any setup. Its legality is for the receiver to check, as for the moves.
     Fen(Fen),
+}
+
+impl Start {
+    /// The start of a game at `position`: [`Start::Startpos`] for the standard one.
+    #[must_use]
+    pub fn from_position(position: &Position) -> Self {
+        if *position == Position::startpos() {
+            Self::Startpos
+        } else {
+            Self::Fen(Fen::from_position(position))
+        }
+    }
+
+    /// The position this names.
+    ///
+    /// # Errors
+    ///
+    /// A [`PositionError`] if the FEN's setup breaks a rule.
+    pub fn to_position(&self) -> Result<Position, PositionError> {
+        match self {
+            Self::Startpos => Ok(Position::startpos()),
+            Self::Fen(fen) => fen.clone().into_position(),
+        }
+    }
 }
 
 impl Command {
@@ -193,8 +217,6 @@ fn parse_position(tokens: &mut Tokens<'_>, dialect: Dialect) -> Result<Command, 
 
 #[cfg(test)]
 mod tests {
-    use xq_rules::Position;
-
     use super::*;
 
     fn parse(line: &str) -> Result<Command, ParseError> {
@@ -249,11 +271,11 @@ mod tests {
         };
         assert_eq!(parsed.to_string(), fen);
         assert_eq!(moves.len(), 1);
-        assert!(
-            parsed
-                .into_position()
-                .is_ok_and(|p| p != Position::startpos())
-        );
+        let start = Start::Fen(parsed);
+        let pos = start.to_position().unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(pos, Position::startpos());
+        assert_eq!(Start::from_position(&pos), start);
+        assert_eq!(Start::from_position(&Position::startpos()), Start::Startpos);
     }
 
     #[test]

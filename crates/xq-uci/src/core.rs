@@ -3,12 +3,11 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use xq_rules::fen::Fen;
 use xq_rules::{Move, Position};
 
 use crate::{
     Command, Dialect, DriverError, DriverOptions, EngineMessage, Go, IdField, Info, MoveRefusal,
-    OptionDecl, OptionKind, Start,
+    OptionDecl, OptionKind, Start, replay,
 };
 
 /// An engine's side of the UCI conversation, in [quinn-proto]'s shape: lines in, lines out,
@@ -201,23 +200,12 @@ impl EngineCore {
         deadline: Duration,
     ) -> Result<(), DriverError> {
         self.check_idle()?;
-        let mut position = start.clone();
-        for (ply, &mv) in moves.iter().enumerate() {
-            position = position.play(mv).map_err(|e| DriverError::BadHistory {
-                ply,
-                reason: e.reason,
-            })?;
-        }
+        let position = replay(start, moves)?;
         if !position.has_legal_move() {
             return Err(DriverError::NoLegalMoves);
         }
-        let start = if *start == Position::startpos() {
-            Start::Startpos
-        } else {
-            Start::Fen(Fen::from_position(start))
-        };
         self.send(&Command::Position {
-            start,
+            start: Start::from_position(start),
             moves: moves.to_vec(),
         });
         self.send(&Command::Go(go.clone()));
@@ -463,9 +451,11 @@ impl EngineCore {
 
 #[cfg(test)]
 mod tests {
+    use xq_rules::fen::Fen;
     use xq_rules::{IllegalMove, Square};
 
     use super::*;
+    use crate::HistoryError;
 
     const T0: Duration = Duration::ZERO;
 
@@ -665,7 +655,7 @@ mod tests {
         let bad = Move::new(Square::A0, Square::A5);
         assert!(matches!(
             core.go(T0, &Position::startpos(), &[bad], &go, ms(1)),
-            Err(DriverError::BadHistory { ply: 0, .. })
+            Err(DriverError::BadHistory(HistoryError { ply: 0, .. }))
         ));
         let mated: Fen = "3k5/9/9/9/9/9/9/9/3R5/3RK4 b"
             .parse()

@@ -4,7 +4,7 @@ use std::io;
 
 use xq_rules::IllegalMove;
 
-use crate::Dialect;
+use crate::{Dialect, HistoryError};
 
 /// Why the driver could not get an answer from an engine.
 ///
@@ -51,13 +51,8 @@ pub enum DriverError {
     NoXiangqi,
     /// A move of the history given to a search is illegal (the caller's mistake, not the
     /// engine's): nothing was sent.
-    #[error("move {ply} of the history is illegal: {reason}")]
-    BadHistory {
-        /// Its index in the moves, from 0.
-        ply: usize,
-        /// Why.
-        reason: IllegalMove,
-    },
+    #[error(transparent)]
+    BadHistory(#[from] HistoryError),
     /// The position to search has no legal move: the game is over, nothing was sent.
     #[error("the position has no legal move")]
     NoLegalMoves,

@@ -7,6 +7,9 @@
 //! - [`Dialect`] is how an engine writes squares: ICCS ranks `0`..`9` (Pikafish) or `1`..`10`
 //!   (Fairy-Stockfish, whose `UCI_Variant` must be set to `xiangqi`). Every move text goes
 //!   through it, so no other part of a program needs to know.
+//! - [`replay`] plays a `position … moves …` history with the rules, for the driver and for an
+//!   engine built on [`Command`]; [`Start::from_position`] and [`Start::to_position`] convert
+//!   the start.
 //! - [`EngineCore`] is the driver's conversation with an engine as a sans-IO state machine:
 //!   lines in, lines out, deadlines as values. It does the handshake, detects the dialect,
 //!   sets options, runs searches with a deadline (then `stop`, then a grace period), and
@@ -50,6 +53,7 @@ mod engine;
 mod engine_command;
 mod error;
 mod go;
+mod history;
 mod info;
 mod message;
 mod option;
@@ -65,7 +69,13 @@ pub use engine::Engine;
 pub use engine_command::{EngineCommand, ParseEngineCommandError};
 pub use error::ParseError;
 pub use go::Go;
+pub use history::{HistoryError, replay};
 pub use info::{Bound, Info, InfoScore, Score};
 pub use message::{EngineMessage, IdField};
 pub use option::{OptionDecl, OptionKind};
 pub use options::DriverOptions;
+
+/// The README's example, run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
