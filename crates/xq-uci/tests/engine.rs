@@ -101,6 +101,29 @@ async fn a_well_behaved_script_plays_and_honours_stop() {
 }
 
 #[tokio::test]
+async fn junk_and_a_flood_on_stderr_do_not_stop_the_driver() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // More than a pipe holds on stderr, invalid UTF-8 and nonsense on stdout, then the move.
+    let command = script(
+        dir.path(),
+        "noisy",
+        r"yes 'warning: noise' | head -n 20000 >&2; printf '\377\376 junk\n'; echo 'info depth x'; echo 'option name'; echo 'bestmove h2e2'",
+    );
+    let mut engine = spawn(&command, quick()).await;
+    let reply = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &depth(1),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(reply.best, Move::new(Square::H2, Square::E2));
+    assert_eq!(reply.info, None);
+}
+
+#[tokio::test]
 async fn an_engine_that_exits_mid_search() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let command = script(dir.path(), "crasher", "exit 3");
