@@ -106,7 +106,7 @@ pub use game::{Match, RematchError};
 pub use history::Played;
 pub use journal::{Entry, Input, Journal, RebuildError};
 pub use record::{Record, RecordError, Tags};
-pub use repetition::{ParseRepetitionRuleError, RepetitionRule};
+pub use repetition::{CycleError, ParseRepetitionRuleError, RepetitionRule};
 pub use replay::Replay;
 pub use result::{DrawReason, GameResult, Status, WinReason};
 pub use seat::Seat;

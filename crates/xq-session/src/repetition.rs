@@ -88,6 +88,120 @@ impl FromStr for RepetitionRule {
     }
 }
 
+/// Why the positions and moves given to [`RepetitionRule::judge_cycle`] do not form a cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CycleError {
+    /// The slices do not hold one more position than moves, or hold no move at all.
+    #[error("a cycle needs at least one move and one position more than moves")]
+    Length,
+    /// The last position does not repeat the first (placement and side to move).
+    #[error("the last position does not repeat the first")]
+    NotRepeated,
+    /// A move is illegal where it stands, or does not lead to the next position.
+    #[error("move {ply} ({mv}) does not lead from its position to the next")]
+    Broken {
+        /// Its index in the moves.
+        ply: usize,
+        /// The move.
+        mv: Move,
+    },
+    /// A move captures: no cycle can contain one, since a capture cannot be undone.
+    #[error("move {ply} ({mv}) captures")]
+    Capture {
+        /// Its index in the moves.
+        ply: usize,
+        /// The move.
+        mv: Move,
+    },
+}
+
+impl RepetitionRule {
+    /// The ruling on one cycle of play: `positions[i]` and `positions[i + 1]` stand before
+    /// and after `moves[i]`, and the last position repeats the first. The same judgement the
+    /// match passes on a threefold repetition, applied to the moves since the first of the
+    /// repeated positions; an engine calls it on a position of its search that repeats one of
+    /// its path or of the game before it, to avoid a forbidden repetition and to claim one
+    /// against it.
+    ///
+    /// # Errors
+    ///
+    /// A [`CycleError`] when the slices are not a cycle: wrong lengths, an unrepeated end,
+    /// a move that is illegal or leads elsewhere, or a capture.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xq_rules::{Color, Position, fen::Fen, iccs::Iccs};
+    /// use xq_session::{GameResult, RepetitionRule, WinReason};
+    ///
+    /// // Red's chariot checks from d8 and d9 over and over; Black's general steps aside.
+    /// let mut pos = "4k4/9/3R5/9/9/9/9/9/9/3K5 w - - 0 1".parse::<Fen>()?.into_position()?;
+    /// let (mut positions, mut moves) = (vec![pos.clone()], Vec::new());
+    /// for text in ["d7d9", "e9e8", "d9d8", "e8e9", "d8d9"] {
+    ///     let mv = text.parse::<Iccs>()?.to_move(&pos)?;
+    ///     pos.play_unchecked(mv);
+    ///     positions.push(pos.clone());
+    ///     moves.push(mv);
+    /// }
+    /// // The cycle starts after the first check, on Black's move.
+    /// let result = RepetitionRule::Asian.judge_cycle(&positions[1..], &moves[1..])?;
+    /// assert_eq!(
+    ///     result,
+    ///     GameResult::Win { winner: Color::Black, reason: WinReason::PerpetualCheck }
+    /// );
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn judge_cycle(
+        self,
+        positions: &[Position],
+        moves: &[Move],
+    ) -> Result<GameResult, CycleError> {
+        let played = cycle_played(positions, moves)?;
+        Ok(judge(
+            &Span {
+                positions,
+                played: &played,
+            },
+            self,
+        ))
+    }
+}
+
+/// The moves of a cycle as played, checked to form one.
+fn cycle_played(positions: &[Position], moves: &[Move]) -> Result<Vec<Played>, CycleError> {
+    let (Some(first), Some(last)) = (positions.first(), positions.last()) else {
+        return Err(CycleError::Length);
+    };
+    if moves.is_empty() || positions.len() != moves.len() + 1 {
+        return Err(CycleError::Length);
+    }
+    if first.zobrist_hash() != last.zobrist_hash() || first.board() != last.board() {
+        return Err(CycleError::NotRepeated);
+    }
+    let mut played = Vec::with_capacity(moves.len());
+    for (ply, (&mv, around)) in moves.iter().zip(positions.windows(2)).enumerate() {
+        let (before, after) = (&around[0], &around[1]);
+        if !before.is_legal(mv) {
+            return Err(CycleError::Broken { ply, mv });
+        }
+        let mut next = before.clone();
+        if next.play_unchecked(mv).is_some() {
+            return Err(CycleError::Capture { ply, mv });
+        }
+        if next.zobrist_hash() != after.zobrist_hash() || next.board() != after.board() {
+            return Err(CycleError::Broken { ply, mv });
+        }
+        played.push(Played {
+            by: before.turn(),
+            mv,
+            captured: None,
+            gives_check: after.is_check(),
+        });
+    }
+    Ok(played)
+}
+
 /// How gravely a side forced a repetition, least first: the single side with the greatest
 /// fault loses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

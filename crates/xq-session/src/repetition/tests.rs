@@ -99,3 +99,74 @@ fn answering_a_check_chases_nothing_the_check_held_back() {
     };
     assert_eq!(faults(&game), expected);
 }
+
+/// The positions and moves of `moves` (ICCS) played from `fen`.
+fn line(fen: &str, moves: &str) -> (Vec<Position>, Vec<Move>) {
+    let game = history(fen, moves);
+    let moves = game.played().iter().map(|played| played.mv).collect();
+    (game.positions().to_vec(), moves)
+}
+
+#[test]
+fn a_cycle_is_judged_as_the_match_judges_its_repetition() {
+    // Diagram 39 again: from the first occurrence on, one cycle is what the match judges.
+    let fen = "2baka3/C4rN2/4b1n2/1Rp5p/6p2/2P6/4c1P1c/4B3C/4A4/4KAB2 w - - 0 1";
+    let moves = "b6b8 f9e8 b8b5 e8f9 b5b8 f9e8 b8b6 e8f9 b6b8";
+    let game = history(fen, moves);
+    let expected = adjudicate(&game, RepetitionRule::Asian);
+    let (positions, moves) = line(fen, moves);
+    // The first occurrence is after b6b8; one cycle is the four moves that follow.
+    let cycle = RepetitionRule::Asian.judge_cycle(&positions[1..6], &moves[1..5]);
+    assert_eq!(cycle.ok(), expected);
+    assert_eq!(
+        cycle,
+        Ok(GameResult::Win {
+            winner: Color::Black,
+            reason: WinReason::PerpetualChase
+        })
+    );
+    // Under checks-only, a chase is no fault.
+    assert_eq!(
+        RepetitionRule::ChecksOnly.judge_cycle(&positions[1..6], &moves[1..5]),
+        Ok(GameResult::Draw {
+            reason: DrawReason::Repetition
+        })
+    );
+}
+
+#[test]
+fn slices_that_are_no_cycle_are_refused() {
+    let fen = "4k4/9/1c7/9/9/9/R8/9/9/3K5 w - - 0 1";
+    let (positions, moves) = line(fen, "a3b3 b7c7 b3c3 c7b7 c3b3");
+    let rule = RepetitionRule::Asian;
+    assert_eq!(
+        rule.judge_cycle(&positions[..1], &[]),
+        Err(CycleError::Length)
+    );
+    assert_eq!(
+        rule.judge_cycle(&positions[1..5], &moves[1..5]),
+        Err(CycleError::Length)
+    );
+    assert_eq!(
+        rule.judge_cycle(&positions[..4], &moves[..3]),
+        Err(CycleError::NotRepeated)
+    );
+    let mut wrong = moves[1..5].to_vec();
+    wrong[2] = wrong[0];
+    assert_eq!(
+        rule.judge_cycle(&positions[1..6], &wrong),
+        Err(CycleError::Broken {
+            ply: 2,
+            mv: wrong[2]
+        })
+    );
+    assert!(rule.judge_cycle(&positions[1..6], &moves[1..5]).is_ok());
+    // A capture inside is refused even if the slices line up.
+    let (positions, moves) = line("4k4/9/9/9/9/9/r8/9/9/R2K5 w - - 0 1", "a0a3");
+    let mut ends = positions.clone();
+    ends[1] = positions[0].clone();
+    assert!(matches!(
+        rule.judge_cycle(&ends, &moves),
+        Err(CycleError::Broken { .. } | CycleError::Capture { .. })
+    ));
+}
