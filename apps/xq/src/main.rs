@@ -1,11 +1,15 @@
 //! `xq`: the developer's command-line tool. Its output formats are an interface that scripts rely
 //! on; each subcommand's help says what it prints.
 
+mod arena;
 mod bot;
 mod diagram;
+mod elo;
+mod engine;
 mod judge;
 mod replay;
 mod rules;
+mod uci;
 
 use std::process::ExitCode;
 
@@ -93,9 +97,16 @@ enum Command {
         /// The PGN file.
         file: std::path::PathBuf,
     },
-    /// Plays one game on a relay with random legal moves, declining undo and draw requests:
-    /// prints `room: <CODE>` once seated, then `result: <1-0|0-1|1/2-1/2> (<reason>)`.
+    /// Plays one game on a relay with random legal moves or an engine's, declining undo and
+    /// draw requests: prints `room: <CODE>` once seated, then
+    /// `result: <1-0|0-1|1/2-1/2> (<reason>)`.
     Bot(bot::BotArgs),
+    /// Speaks UCI on standard input and output, as the built-in engine, for any Xiangqi GUI
+    /// (ICCS moves, ranks 0 to 9, as Pikafish writes them).
+    Uci,
+    /// Plays engines against each other through the relay's referee: a line per game, then
+    /// `<A> vs <B>: N games, W/D/L w/d/l, score S%, elo E (95%: LOW to HIGH)` from A's side.
+    Match(arena::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -123,6 +134,8 @@ fn main() -> ExitCode {
         Command::Show { position } => rules::show(&position),
         Command::Replay { file } => replay::replay(&file),
         Command::Bot(args) => bot::bot(args),
+        Command::Uci => uci::uci(),
+        Command::Match(args) => arena::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
