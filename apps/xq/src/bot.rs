@@ -1,4 +1,5 @@
-//! `xq bot`: a client that enters a room and plays legal moves until the game ends.
+//! `xq bot`: a client that enters a room and plays until the game ends, with random legal moves
+//! or an engine's.
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -10,8 +11,10 @@ use rand::seq::IndexedRandom;
 use rand::{SeedableRng, TryRng};
 use xq_client::{Client, ClientError, ClientEvent, ClientOptions, Mirror};
 use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
-use xq_rules::Color;
-use xq_session::pgn;
+use xq_rules::{Color, Move};
+use xq_session::{TimeControl, pgn};
+
+use crate::engine::{Brain, Budget, EngineSpec, Settings};
 
 /// The arguments of `xq bot`.
 #[derive(Args)]
@@ -20,9 +23,21 @@ pub(crate) struct BotArgs {
     url: String,
     #[command(flatten)]
     entry: Entry,
-    /// How to choose moves.
-    #[arg(long, value_enum, default_value_t = Strategy::Random)]
+    /// How to choose moves without an engine.
+    #[arg(long, value_enum, default_value_t = Strategy::Random, conflicts_with = "engine")]
     moves: Strategy,
+    /// Plays an engine's moves: `builtin`, `builtin:LEVEL` (1 to 10), or the command line of a
+    /// UCI engine (`'fairy-stockfish'`).
+    #[arg(long, value_name = "SPEC")]
+    engine: Option<EngineSpec>,
+    /// The engine's time for each move, in milliseconds. Without it, the engine follows the
+    /// match's clocks, or takes a second a move in an untimed match.
+    #[arg(long, value_name = "MS", requires = "engine")]
+    movetime: Option<u64>,
+    /// A UCI option for an external engine, `NAME=VALUE`, sent after the handshake; may be
+    /// repeated.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = crate::arena::name_value, requires = "engine")]
+    uci_options: Vec<(String, String)>,
     /// Seeds the move choice, so a game can be played again (drawn and printed to standard
     /// error when absent).
     #[arg(long)]
@@ -94,6 +109,24 @@ async fn play(args: BotArgs) -> Result<()> {
         name: concat!("xq-bot/", env!("CARGO_PKG_VERSION")).to_string(),
         ..ClientOptions::default()
     };
+    let mover = match &args.engine {
+        Some(spec) => {
+            let settings = Settings {
+                uci_options: args.uci_options.clone(),
+                ..Settings::default()
+            };
+            let brain = Brain::open(spec, seed, &settings).await?;
+            eprintln!("engine: {}", brain.name());
+            Mover::Engine {
+                brain,
+                movetime: args.movetime.map(Duration::from_millis),
+            }
+        }
+        None => Mover::Random {
+            strategy: args.moves,
+            rng: StdRng::seed_from_u64(seed),
+        },
+    };
     let mut client = Client::connect(&args.url, options)
         .await
         .with_context(|| format!("connecting to {}", args.url))?;
@@ -103,8 +136,7 @@ async fn play(args: BotArgs) -> Result<()> {
         .seat
         .context("the relay seated the bot as a spectator")?;
     let mut player = Player {
-        strategy: args.moves,
-        rng: StdRng::seed_from_u64(seed),
+        mover,
         seat,
         acted_at: None,
         move_delay: Duration::from_millis(args.move_delay),
@@ -115,6 +147,7 @@ async fn play(args: BotArgs) -> Result<()> {
                 let token = pgn::result_token(Some(result.outcome()));
                 writeln!(io::stdout(), "result: {token} ({result})")?;
                 client.close().await;
+                player.mover.close().await;
                 return Ok(());
             }
             player.act(&client, &mirror).await?;
@@ -156,10 +189,59 @@ async fn enter(client: &Client, args: &BotArgs) -> Result<xq_client::Room, Clien
     }
 }
 
+/// Where the bot's moves come from.
+enum Mover {
+    /// A strategy over the legal moves, with its random source.
+    Random { strategy: Strategy, rng: StdRng },
+    /// An engine, with a fixed time a move or, when `None`, the match's clocks.
+    Engine {
+        brain: Brain,
+        movetime: Option<Duration>,
+    },
+}
+
+impl Mover {
+    /// The move to play in the mirror's position; `None` when there is none.
+    async fn choose(&mut self, mirror: &Mirror) -> Result<Option<Move>> {
+        match self {
+            Self::Random { strategy, rng } => Ok(match strategy {
+                Strategy::Random => mirror.legal_moves().choose(rng).copied(),
+            }),
+            Self::Engine { brain, movetime } => {
+                if mirror.legal_moves().is_empty() {
+                    return Ok(None);
+                }
+                let clocks = mirror.clocks_after(Duration::ZERO);
+                let budget = match (*movetime, clocks, mirror.config().time_control) {
+                    (Some(time), _, _) => Budget::MoveTime(time),
+                    (None, Some(remaining), TimeControl::Increment { increment, .. }) => {
+                        Budget::Clocks {
+                            remaining,
+                            increment,
+                        }
+                    }
+                    _ => Budget::MoveTime(Duration::from_secs(1)),
+                };
+                let record = mirror.record();
+                let choice = brain.choose(record.start(), record.moves(), budget).await?;
+                if let Some(score) = &choice.score {
+                    eprintln!("{}: {score}", choice.mv);
+                }
+                Ok(Some(choice.mv))
+            }
+        }
+    }
+
+    async fn close(self) {
+        if let Self::Engine { brain, .. } = self {
+            brain.close().await;
+        }
+    }
+}
+
 /// The bot's decisions: decline the opponent's requests, and move when it is its turn.
 struct Player {
-    strategy: Strategy,
-    rng: StdRng,
+    mover: Mover,
     seat: Color,
     /// The mirror's event number when the bot last sent something: it acts once per state,
     /// then waits for the relay's answer.
@@ -179,12 +261,11 @@ impl Player {
         } else if mirror.pending_draw().is_some_and(|by| by != self.seat) {
             client.answer_draw(false).await
         } else if mirror.turn() == self.seat {
-            let choice = match self.strategy {
-                Strategy::Random => mirror.legal_moves().choose(&mut self.rng),
-            };
             // No move: the last one mated or stalemated, and the relay's game-over event
             // follows its move event.
-            let Some(&mv) = choice else { return Ok(()) };
+            let Some(mv) = self.mover.choose(mirror).await? else {
+                return Ok(());
+            };
             tokio::time::sleep(self.move_delay).await;
             client.play(mv).await
         } else {
