@@ -40,6 +40,7 @@
 
 #![warn(missing_docs)]
 
+mod bitboards;
 mod board;
 mod color;
 mod descriptive;

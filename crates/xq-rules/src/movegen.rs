@@ -1,231 +1,252 @@
-//! Move generation and attack detection: the hot loops behind legality and perft.
+//! Legal move generation: the hot loop behind perft and every search.
 //!
-//! Moves are generated pseudo-legally from the tables in [`crate::tables`] and then filtered.
-//! A move can only expose its own general if it touches the general's file or rank (opening or
-//! closing a chariot, cannon or flying-general line) or leaves one of the general's diagonal
-//! neighbours (a horse's leg). All other moves of a side not in check are legal without a test,
-//! which is what keeps counting fast.
+//! Moves come from bitboard patterns ([`Bitboards::targets`]) and are made legal by what
+//! [`KingSafety`] says about the mover's general. Out of check, only the general and the
+//! `blockers` need their moves tested one by one; every other piece's moves are legal unless
+//! they land on a cannon's would-be screen, so they are taken a whole bitboard at a time (and
+//! counting them is one `popcount`). In check, every move is tested on the board after it,
+//! which costs a few bit operations and no copy.
 
-use std::ops::ControlFlow;
+use crate::bitboards::{Bitboards, KingSafety};
+use crate::{Move, MoveList, Piece, Position, Role, Square};
 
-use crate::board::{EMPTY, code, is_color};
-use crate::tables::{
-    ADVISOR, DIAGONAL_NEIGHBOURS, ELEPHANT, GENERAL, HORSE, HORSE_CHECKS, LINES, NONE, RAYS,
-    SOLDIER, SOLDIER_ATTACKERS,
-};
-use crate::{Board, Color, Move, Piece, Position, Role, Square};
+/// Where generated moves go: a list, a counter or a yes/no flag.
+pub(crate) trait Sink {
+    /// Takes the move from `from` to each square of `targets`, all legal.
+    fn push_set(&mut self, from: u8, targets: u128);
 
-/// Read access to a placement, so attack tests can run on a board with one move applied
-/// without copying or mutating it.
-pub(crate) trait View {
-    /// The byte ([`code`]) at a square index known to be on the board.
-    fn code_at(&self, index: u8) -> u8;
+    /// Takes one legal move.
+    fn push(&mut self, from: u8, to: u8);
+
+    /// Whether the sink wants no more moves (generation may stop early).
+    fn is_done(&self) -> bool {
+        false
+    }
 }
 
-impl View for Board {
+impl Sink for MoveList {
     #[inline]
-    fn code_at(&self, index: u8) -> u8 {
-        Self::code_at(self, index)
-    }
-}
-
-/// A board as it would be after a move.
-pub(crate) struct After<'a> {
-    board: &'a Board,
-    from: u8,
-    to: u8,
-    /// The moving piece's byte.
-    piece: u8,
-}
-
-impl<'a> After<'a> {
-    pub(crate) fn new(board: &'a Board, mv: Move, piece: Piece) -> Self {
-        Self {
-            board,
-            from: mv.from.index(),
-            to: mv.to.index(),
-            piece: code(piece),
+    fn push_set(&mut self, from: u8, mut targets: u128) {
+        let from = Square::from_index_unchecked(from);
+        while targets != 0 {
+            let to = targets.trailing_zeros() as u8;
+            targets &= targets - 1;
+            self.push(Move::new(from, Square::from_index_unchecked(to)));
         }
     }
-}
 
-impl View for After<'_> {
     #[inline]
-    fn code_at(&self, index: u8) -> u8 {
-        if index == self.to {
-            self.piece
-        } else if index == self.from {
-            EMPTY
-        } else {
-            self.board.code_at(index)
-        }
+    fn push(&mut self, from: u8, to: u8) {
+        self.push(Move::new(
+            Square::from_index_unchecked(from),
+            Square::from_index_unchecked(to),
+        ));
     }
 }
 
-/// Whether a general on `target` is attacked by `by`: by a chariot or the other general on an
-/// open line, a cannon over exactly one screen, a horse with a free leg, or a soldier.
-#[inline]
-pub(crate) fn is_attacked(view: &impl View, target: u8, by: Color) -> bool {
-    let chariot = code(Piece::new(by, Role::Chariot));
-    let general = code(Piece::new(by, Role::General));
-    let cannon = code(Piece::new(by, Role::Cannon));
-    for (dir, ray) in RAYS[target as usize].iter().enumerate() {
-        let squares = &ray.squares[..ray.len as usize];
-        let mut rest = squares.iter();
-        // The first piece on the ray: a chariot, or (vertically) the flying general, attacks.
-        for &sq in rest.by_ref() {
-            let piece = view.code_at(sq);
-            if piece != EMPTY {
-                if piece == chariot || (piece == general && dir < 2) {
-                    return true;
-                }
-                break;
-            }
-        }
-        // The second piece: a cannon attacks over the first as its screen.
-        for &sq in rest {
-            let piece = view.code_at(sq);
-            if piece != EMPTY {
-                if piece == cannon {
-                    return true;
-                }
-                break;
-            }
-        }
-    }
-    let horse = code(Piece::new(by, Role::Horse));
-    for check in &HORSE_CHECKS[target as usize] {
-        if check.leg != NONE && view.code_at(check.leg) == EMPTY {
-            for &h in &check.horses {
-                if h != NONE && view.code_at(h) == horse {
-                    return true;
-                }
-            }
-        }
-    }
-    let soldier = code(Piece::new(by, Role::Soldier));
-    let attackers = &SOLDIER_ATTACKERS[by as usize][target as usize];
-    attackers.to[..attackers.len as usize]
-        .iter()
-        .any(|&s| view.code_at(s) == soldier)
-}
+/// Counts moves without listing them.
+pub(crate) struct Counter(pub(crate) usize);
 
-/// Calls `f` with every pseudo-legal destination of `piece` standing on `from`: the piece's own
-/// pattern, blocking and area rules, never onto a piece of its own side.
-#[inline]
-pub(crate) fn for_each_target(pos: &Position, from: u8, piece: Piece, mut f: impl FnMut(u8)) {
-    let board = pos.board();
-    let own = pos.occupied(piece.color);
-    let free = |to: u8| own & (1 << to) == 0;
-    let mut steps = |to: &[u8], via: &[u8], len: u8, blockable: bool| {
-        for i in 0..len as usize {
-            if free(to[i]) && (!blockable || board.code_at(via[i]) == EMPTY) {
-                f(to[i]);
-            }
-        }
-    };
-    let from_us = from as usize;
-    match piece.role {
-        Role::General => {
-            let s = &GENERAL[from_us];
-            steps(&s.to, &s.via, s.len, false);
-        }
-        Role::Advisor => {
-            let s = &ADVISOR[from_us];
-            steps(&s.to, &s.via, s.len, false);
-        }
-        Role::Elephant => {
-            let s = &ELEPHANT[from_us];
-            steps(&s.to, &s.via, s.len, true);
-        }
-        Role::Horse => {
-            let s = &HORSE[from_us];
-            steps(&s.to, &s.via, s.len, true);
-        }
-        Role::Soldier => {
-            let s = &SOLDIER[piece.color as usize][from_us];
-            steps(&s.to, &s.via, s.len, false);
-        }
-        Role::Chariot => {
-            for ray in &RAYS[from_us] {
-                for &to in &ray.squares[..ray.len as usize] {
-                    let target = board.code_at(to);
-                    if target == EMPTY {
-                        f(to);
-                    } else {
-                        if !is_color(target, piece.color) {
-                            f(to);
-                        }
-                        break;
-                    }
-                }
-            }
-        }
-        Role::Cannon => {
-            for ray in &RAYS[from_us] {
-                let mut rest = ray.squares[..ray.len as usize].iter();
-                for &to in rest.by_ref() {
-                    if board.code_at(to) != EMPTY {
-                        break;
-                    }
-                    f(to);
-                }
-                for &to in rest {
-                    let target = board.code_at(to);
-                    if target != EMPTY {
-                        if !is_color(target, piece.color) {
-                            f(to);
-                        }
-                        break;
-                    }
-                }
-            }
-        }
+impl Sink for Counter {
+    #[inline]
+    fn push_set(&mut self, _from: u8, targets: u128) {
+        self.0 += targets.count_ones() as usize;
+    }
+
+    #[inline]
+    fn push(&mut self, _from: u8, _to: u8) {
+        self.0 += 1;
     }
 }
 
-/// Calls `f` with every legal move of the side to move.
-#[inline]
-pub(crate) fn for_each_legal(pos: &Position, mut f: impl FnMut(Move)) {
-    let _ = try_for_each_legal(pos, |mv| {
-        f(mv);
-        ControlFlow::Continue(())
-    });
+/// Records whether there is any move, and asks for no more once there is.
+pub(crate) struct Any(pub(crate) bool);
+
+impl Sink for Any {
+    #[inline]
+    fn push_set(&mut self, _from: u8, targets: u128) {
+        self.0 |= targets != 0;
+    }
+
+    #[inline]
+    fn push(&mut self, _from: u8, _to: u8) {
+        self.0 = true;
+    }
+
+    fn is_done(&self) -> bool {
+        self.0
+    }
 }
 
-/// Calls `f` with the legal moves of the side to move until it breaks, which this returns.
+/// The roles whose moves can be taken a bitboard at a time: all but the general.
+const NON_GENERALS: [Role; 6] = [
+    Role::Advisor,
+    Role::Elephant,
+    Role::Horse,
+    Role::Chariot,
+    Role::Cannon,
+    Role::Soldier,
+];
+
+/// Sends every legal move of the side to move whose destination is in `wanted` to `sink`
+/// (`u128::MAX` for all moves, the opponent's pieces for captures only).
 #[inline(always)]
-pub(crate) fn try_for_each_legal(
-    pos: &Position,
-    mut f: impl FnMut(Move) -> ControlFlow<()>,
-) -> ControlFlow<()> {
+pub(crate) fn generate(pos: &Position, wanted: u128, sink: &mut impl Sink) {
     let us = pos.turn();
-    let general = pos.general(us).index() as usize;
-    let in_check = pos.is_check();
-    let lines = LINES[general];
-    let exposed_from = lines | DIAGONAL_NEIGHBOURS[general];
-    let mut pieces = pos.occupied(us);
-    while pieces != 0 {
-        let from = pieces.trailing_zeros() as u8;
-        pieces &= pieces - 1;
-        let Some(piece) = pos.board().at(from) else {
-            // The bitboards mirror the board; a mismatch would be a bug in play_unchecked.
-            debug_assert!(false, "occupancy out of step with the board at {from}");
+    let bitboards = pos.bitboards();
+    let general = pos.general(us).index();
+    let safety = bitboards.king_safety(general, us);
+    if safety.in_check {
+        return generate_tested(pos, bitboards, general, wanted, sink);
+    }
+    let KingSafety {
+        blockers, screens, ..
+    } = safety;
+    let free = wanted & !screens;
+    for role in NON_GENERALS {
+        let piece = Piece::new(us, role);
+        let mut from_set = bitboards.of(us, role) & !blockers;
+        while from_set != 0 {
+            let from = from_set.trailing_zeros() as u8;
+            from_set &= from_set - 1;
+            sink.push_set(from, bitboards.targets(piece, from) & free);
+        }
+        if sink.is_done() {
+            return;
+        }
+    }
+    let mut from_set = blockers;
+    while from_set != 0 {
+        let from = from_set.trailing_zeros() as u8;
+        from_set &= from_set - 1;
+        let Some(role) = bitboards.role_at(1 << from) else {
             continue;
         };
-        let test_all = in_check || piece.role == Role::General || exposed_from & (1 << from) != 0;
-        let from_sq = Square::from_index_unchecked(from);
-        let mut flow = ControlFlow::Continue(());
-        for_each_target(pos, from, piece, |to| {
-            if flow.is_break() {
-                return;
-            }
-            let mv = Move::new(from_sq, Square::from_index_unchecked(to));
-            if (!test_all && lines & (1 << to) == 0) || pos.is_safe(mv, piece) {
-                flow = f(mv);
-            }
-        });
-        flow?;
+        let targets = bitboards.targets(Piece::new(us, role), from) & wanted;
+        push_safe(bitboards, general, us, from, targets, sink);
     }
-    ControlFlow::Continue(())
+    let targets = bitboards.targets(Piece::new(us, Role::General), general) & wanted;
+    push_safe_general(bitboards, us, general, targets, sink);
+}
+
+/// [`generate`] in check: every move is tested.
+#[inline(never)]
+fn generate_tested(
+    pos: &Position,
+    bitboards: &Bitboards,
+    general: u8,
+    wanted: u128,
+    sink: &mut impl Sink,
+) {
+    let us = pos.turn();
+    for role in NON_GENERALS {
+        let piece = Piece::new(us, role);
+        let mut from_set = bitboards.of(us, role);
+        while from_set != 0 {
+            let from = from_set.trailing_zeros() as u8;
+            from_set &= from_set - 1;
+            let targets = bitboards.targets(piece, from) & wanted;
+            push_safe(bitboards, general, us, from, targets, sink);
+        }
+    }
+    let targets = bitboards.targets(Piece::new(us, Role::General), general) & wanted;
+    push_safe_general(bitboards, us, general, targets, sink);
+}
+
+/// Sends the moves from `from` (not the general's square) to `targets` that leave `us`'s
+/// general on `general` safe.
+#[inline]
+fn push_safe(
+    bitboards: &Bitboards,
+    general: u8,
+    us: crate::Color,
+    from: u8,
+    mut targets: u128,
+    sink: &mut impl Sink,
+) {
+    let occupied = bitboards.occupied() ^ (1 << from);
+    while targets != 0 {
+        let to = targets.trailing_zeros() as u8;
+        targets &= targets - 1;
+        let to_bit = 1 << to;
+        if !bitboards.is_attacked_with(general, !us, occupied | to_bit, !to_bit) {
+            sink.push(from, to);
+        }
+    }
+}
+
+/// Sends the general's moves from `general` to `targets` that leave it safe.
+#[inline]
+fn push_safe_general(
+    bitboards: &Bitboards,
+    us: crate::Color,
+    general: u8,
+    mut targets: u128,
+    sink: &mut impl Sink,
+) {
+    let occupied = bitboards.occupied() ^ (1 << general);
+    while targets != 0 {
+        let to = targets.trailing_zeros() as u8;
+        targets &= targets - 1;
+        let to_bit = 1 << to;
+        if !bitboards.is_attacked_with(to, !us, occupied | to_bit, !to_bit) {
+            sink.push(general, to);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::position;
+
+    /// Every legal move, found the slow way: each pseudo-legal move played on a copy.
+    fn brute_force(pos: &Position) -> Vec<Move> {
+        let mut moves = Vec::new();
+        for (from, piece) in pos.board().pieces() {
+            if piece.color != pos.turn() {
+                continue;
+            }
+            let targets = pos.bitboards().targets(piece, from.index());
+            for to in crate::SquareSet::from_bits(targets) {
+                let mut after = pos.clone();
+                after.play_unchecked(Move::new(from, to));
+                if !after
+                    .bitboards()
+                    .is_attacked(after.general(piece.color).index(), !piece.color)
+                {
+                    moves.push(Move::new(from, to));
+                }
+            }
+        }
+        moves.sort();
+        moves
+    }
+
+    #[test]
+    fn shortcuts_agree_with_playing_every_move() {
+        for fen in [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            // Blockers on a cannon line, a chariot pin, a horse's leg and a cannon screen.
+            "3ak3C/9/9/4p4/9/9/4P4/4C4/9/r3K4 w",
+            "3ak3C/9/9/4p4/9/9/4P4/4C4/4A4/r2AK4 b",
+            "4k4/4a4/9/9/2n6/3N5/4R4/9/4A4/3K5 b",
+            "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w",
+            "1cbak4/9/n2a5/2p1p3p/5cp2/2n2N3/6PCP/3AB4/2C6/3A1K1N1 w",
+        ] {
+            let pos = position(fen);
+            let mut moves = pos.legal_moves().to_vec();
+            moves.sort();
+            assert_eq!(moves, brute_force(&pos), "{fen}");
+            assert_eq!(pos.count_legal_moves(), moves.len(), "{fen}");
+            let mut captures = pos.legal_captures().to_vec();
+            captures.sort();
+            let expected: Vec<_> = moves
+                .iter()
+                .copied()
+                .filter(|mv| pos.board().piece_at(mv.to).is_some())
+                .collect();
+            assert_eq!(captures, expected, "{fen}");
+        }
+    }
 }

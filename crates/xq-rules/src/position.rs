@@ -2,8 +2,8 @@
 
 use std::num::NonZeroU32;
 
-use crate::board::EMPTY;
-use crate::movegen;
+use crate::bitboards::Bitboards;
+use crate::movegen::{self, Any, Counter};
 use crate::{Board, ByColor, Color, Move, MoveList, Piece, Role, Setup, Square, zobrist};
 
 /// A legal Xiangqi position: it can only be built by [`Position::from_setup`] (or
@@ -35,7 +35,7 @@ use crate::{Board, ByColor, Color, Move, MoveList, Piece, Role, Setup, Square, z
 #[derive(Clone, Debug)]
 pub struct Position {
     board: Board,
-    occupied: ByColor<u128>,
+    bitboards: Bitboards,
     generals: ByColor<Square>,
     turn: Color,
     halfmoves: u32,
@@ -151,7 +151,6 @@ impl Position {
         } = setup;
         let mut counts = [0usize; 14];
         let mut generals: ByColor<Option<Square>> = ByColor::default();
-        let mut occupied = ByColor::<u128>::default();
         let mut hash = 0;
         for (square, piece) in board.pieces() {
             counts[piece.index()] += 1;
@@ -167,7 +166,6 @@ impl Position {
             if piece.role == Role::General {
                 generals[piece.color] = Some(square);
             }
-            occupied[piece.color] |= 1 << square.index();
             hash ^= zobrist::piece_key(piece, square.index());
         }
         let generals = ByColor {
@@ -182,8 +180,8 @@ impl Position {
             hash ^= zobrist::BLACK_TO_MOVE;
         }
         let pos = Self {
+            bitboards: Bitboards::from_board(&board),
             board,
-            occupied,
             generals,
             turn,
             halfmoves,
@@ -288,23 +286,45 @@ impl Position {
     #[must_use]
     pub fn legal_moves(&self) -> MoveList {
         let mut moves = MoveList::new();
-        movegen::for_each_legal(self, |mv| moves.push(mv));
+        movegen::generate(self, u128::MAX, &mut moves);
+        moves
+    }
+
+    /// The legal captures, in generation order: the moves of [`Position::legal_moves`] that
+    /// land on an opponent's piece, generated without the others (for a quiescence search).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xq_rules::{Move, Position, Square};
+    ///
+    /// let pos = Position::startpos();
+    /// // Each cannon can take the horse behind the opponent's cannon.
+    /// assert_eq!(pos.legal_captures().len(), 2);
+    /// assert!(pos.legal_captures().contains(&Move::new(Square::B2, Square::B9)));
+    /// ```
+    #[must_use]
+    pub fn legal_captures(&self) -> MoveList {
+        let mut moves = MoveList::new();
+        movegen::generate(self, self.occupied(!self.turn), &mut moves);
         moves
     }
 
     /// The number of legal moves, counted without building a list.
     #[must_use]
     pub fn count_legal_moves(&self) -> usize {
-        let mut n = 0;
-        movegen::for_each_legal(self, |_| n += 1);
-        n
+        let mut counter = Counter(0);
+        movegen::generate(self, u128::MAX, &mut counter);
+        counter.0
     }
 
-    /// Whether the side to move has a legal move: stops at the first, so it is much cheaper
-    /// than counting them when the answer is yes, as it nearly always is.
+    /// Whether the side to move has a legal move: stops early, so it is cheaper than counting
+    /// them when the answer is yes, as it nearly always is.
     #[must_use]
     pub fn has_legal_move(&self) -> bool {
-        movegen::try_for_each_legal(self, |_| std::ops::ControlFlow::Break(())).is_break()
+        let mut any = Any(false);
+        movegen::generate(self, u128::MAX, &mut any);
+        any.0
     }
 
     /// The legal moves of the piece on `from` (none if it is not the mover's).
@@ -312,12 +332,13 @@ impl Position {
     pub fn legal_moves_from(&self, from: Square) -> MoveList {
         let mut moves = MoveList::new();
         if let Some(piece) = self.board.piece_at(from).filter(|p| p.color == self.turn) {
-            movegen::for_each_target(self, from.index(), piece, |to| {
-                let mv = Move::new(from, Square::from_index_unchecked(to));
+            let targets = self.bitboards.targets(piece, from.index());
+            for to in crate::SquareSet::from_bits(targets) {
+                let mv = Move::new(from, to);
                 if self.is_safe(mv, piece) {
                     moves.push(mv);
                 }
-            });
+            }
         }
         moves
     }
@@ -341,11 +362,7 @@ impl Position {
         if piece.color != self.turn {
             return Err(IllegalMove::NotYourPiece(mv.from));
         }
-        let mut reachable = false;
-        movegen::for_each_target(self, mv.from.index(), piece, |to| {
-            reachable |= to == mv.to.index();
-        });
-        if !reachable {
+        if self.bitboards.targets(piece, mv.from.index()) & (1 << mv.to.index()) == 0 {
             return Err(IllegalMove::CannotMoveThere(piece.role));
         }
         if !self.is_safe(mv, piece) {
@@ -386,10 +403,10 @@ impl Position {
         let captured = self.board.set_piece_at(mv.to, Some(piece));
         let us = self.turn;
         self.hash ^= zobrist::piece_key(piece, from) ^ zobrist::piece_key(piece, to);
-        self.occupied[us] ^= (1 << from) | (1 << to);
+        self.bitboards.toggle(piece, (1 << from) | (1 << to));
         if let Some(victim) = captured {
             self.hash ^= zobrist::piece_key(victim, to);
-            self.occupied[victim.color] &= !(1 << to);
+            self.bitboards.toggle(victim, 1 << to);
             self.halfmoves = 0;
         } else {
             self.halfmoves = self.halfmoves.saturating_add(1);
@@ -431,16 +448,21 @@ impl Position {
     }
 
     /// The bitboard of `color`'s pieces (bit `n` is the square with index `n`).
+    #[inline]
     pub(crate) const fn occupied(&self, color: Color) -> u128 {
-        match color {
-            Color::Red => self.occupied.red,
-            Color::Black => self.occupied.black,
-        }
+        self.bitboards.by_color(color)
+    }
+
+    /// The placement as bitboards.
+    #[inline]
+    pub(crate) const fn bitboards(&self) -> &Bitboards {
+        &self.bitboards
     }
 
     /// Whether `color`'s general is attacked on the current board.
     fn is_attacked(&self, color: Color) -> bool {
-        movegen::is_attacked(&self.board, self.general(color).index(), !color)
+        self.bitboards
+            .is_attacked(self.general(color).index(), !color)
     }
 
     /// Whether `mv` by `piece` (a pseudo-legal move of the side to move) keeps its general safe.
@@ -458,16 +480,21 @@ impl Position {
         } else {
             self.general(color)
         };
-        let after = movegen::After::new(&self.board, mv, piece);
-        !movegen::is_attacked(&after, general.index(), !color)
+        let (from_bit, to_bit) = (1 << mv.from.index(), 1 << mv.to.index());
+        let occupied = (self.bitboards.occupied() & !from_bit) | to_bit;
+        !self
+            .bitboards
+            .is_attacked_with(general.index(), !color, occupied, !to_bit)
     }
 
     fn generals_face(&self) -> bool {
         let (red, black) = (self.generals.red, self.generals.black);
         red.file() == black.file()
-            && (red.index() + 9..black.index())
-                .step_by(9)
-                .all(|i| self.board.code_at(i) == EMPTY)
+            && (red.index() + 9..black.index()).step_by(9).all(|i| {
+                self.board
+                    .piece_at(Square::from_index_unchecked(i))
+                    .is_none()
+            })
     }
 }
 

@@ -10,10 +10,9 @@
 //! through views with a move applied rather than copied, except the one board a recapture
 //! test needs.
 
-use crate::board::{EMPTY, code};
-use crate::movegen::{self, After, View};
-use crate::tables::{ADVISOR, ELEPHANT, GENERAL, HORSE_CHECKS, NONE, RAYS, SOLDIER_ATTACKERS};
-use crate::{Board, Color, Move, Piece, Position, Role, Square, SquareSet};
+use crate::bitboards::Bitboards;
+use crate::tables::HORSE_ATTACKS;
+use crate::{Color, Move, Piece, Position, Role, Square, SquareSet};
 
 impl Position {
     /// The pieces of `by` that can legally capture what stands on `target`, whoever is to move.
@@ -37,7 +36,7 @@ impl Position {
         if board.piece_at(target).is_none_or(|piece| piece.color == by) {
             return SquareSet::EMPTY;
         }
-        legal_capturers(board, self.general(by), target.index(), by)
+        legal_capturers(self.bitboards(), self.general(by), target.index(), by)
     }
 
     /// The pieces of `by` whose moving pattern reaches `target` as a capture, whether or not
@@ -61,7 +60,7 @@ impl Position {
         if board.piece_at(target).is_none_or(|piece| piece.color == by) {
             return SquareSet::EMPTY;
         }
-        SquareSet::from_bits(attackers(board, target.index(), by))
+        SquareSet::from_bits(self.bitboards().attackers(target.index(), by))
     }
 
     /// The pieces of the side whose piece `capture` takes that could legally take back on the
@@ -94,9 +93,9 @@ impl Position {
         if attacker.color == victim.color || victim.role == Role::General {
             return SquareSet::EMPTY;
         }
-        let mut after = board.clone();
-        after.set_piece_at(capture.from, None);
-        after.set_piece_at(capture.to, Some(attacker));
+        let after = self
+            .bitboards()
+            .after_move(attacker, capture.from.index(), capture.to.index());
         legal_capturers(
             &after,
             self.general(victim.color),
@@ -124,16 +123,16 @@ impl Position {
     /// ```
     #[must_use]
     pub fn pinned(&self, color: Color) -> SquareSet {
+        let bitboards = self.bitboards();
         let general = self.general(color).index();
+        let occupied = bitboards.occupied();
         let mut pinned = 0;
         for square in SquareSet::from_bits(self.occupied(color)) {
-            let index = square.index();
-            let lifted = Lifted {
-                board: self.board(),
-                square: index,
-            };
-            if index != general && movegen::is_attacked(&lifted, general, !color) {
-                pinned |= 1 << index;
+            let bit = 1 << square.index();
+            if square.index() != general
+                && bitboards.is_attacked_with(general, !color, occupied & !bit, u128::MAX)
+            {
+                pinned |= bit;
             }
         }
         SquareSet::from_bits(pinned)
@@ -154,21 +153,13 @@ impl Position {
     /// ```
     #[must_use]
     pub fn horse_leg_pins(&self, color: Color) -> SquareSet {
-        let board = self.board();
-        let horse = code(Piece::new(!color, Role::Horse));
+        let bitboards = self.bitboards();
+        let horses = bitboards.of(!color, Role::Horse);
+        let own = bitboards.by_color(color);
         let mut pins = 0;
-        for check in &HORSE_CHECKS[self.general(color).index() as usize] {
-            let blocked = check.leg != NONE
-                && board
-                    .at(check.leg)
-                    .is_some_and(|piece| piece.color == color);
-            if blocked
-                && check
-                    .horses
-                    .iter()
-                    .any(|&h| h != NONE && board.code_at(h) == horse)
-            {
-                pins |= 1 << check.leg;
+        for hop in &HORSE_ATTACKS[self.general(color).index() as usize] {
+            if hop.to & horses != 0 {
+                pins |= hop.block & own;
             }
         }
         SquareSet::from_bits(pins)
@@ -211,15 +202,15 @@ impl Position {
             if !can_chase(attacker.role) {
                 continue;
             }
-            movegen::for_each_target(self, from.index(), attacker, |to| {
-                let Some(victim) = board.at(to) else {
-                    return;
+            let targets = self.bitboards().targets(attacker, from.index()) & self.occupied(!by);
+            for to in SquareSet::from_bits(targets) {
+                let Some(victim) = board.piece_at(to) else {
+                    continue;
                 };
-                let to = Square::from_index_unchecked(to);
                 if self.is_chased(Move::new(from, to), attacker, victim) {
                     set |= 1 << to.index();
                 }
-            });
+            }
         }
         SquareSet::from_bits(set)
     }
@@ -248,7 +239,7 @@ impl Position {
             return SquareSet::EMPTY;
         };
         let mut chasers = 0;
-        for from in SquareSet::from_bits(attackers(board, target.index(), by)) {
+        for from in SquareSet::from_bits(self.bitboards().attackers(target.index(), by)) {
             let attacker = board.piece_at(from);
             if attacker.is_some_and(|attacker| {
                 can_chase(attacker.role)
@@ -280,11 +271,8 @@ impl Position {
 
     /// Whether `piece`, standing on `mv.from`, can legally make `mv`, whoever is to move.
     fn can_capture(&self, mv: Move, piece: Piece) -> bool {
-        let mut reaches = false;
-        movegen::for_each_target(self, mv.from.index(), piece, |to| {
-            reaches |= to == mv.to.index();
-        });
-        reaches && self.is_safe_for(piece.color, mv, piece)
+        let reaches = self.bitboards().targets(piece, mv.from.index()) & (1 << mv.to.index());
+        reaches != 0 && self.is_safe_for(piece.color, mv, piece)
     }
 }
 
@@ -309,107 +297,24 @@ const fn outranks(attacker: Role, victim: Role) -> bool {
 
 /// The pieces of `by` on `board` that can take on `target` without leaving their general
 /// (standing on `general` unless it is the capturer) attacked or facing the other one.
-fn legal_capturers(board: &Board, general: Square, target: u8, by: Color) -> SquareSet {
+fn legal_capturers(bitboards: &Bitboards, general: Square, target: u8, by: Color) -> SquareSet {
+    let target_bit = 1 << target;
+    let occupied = bitboards.occupied();
+    let generals = bitboards.of(by, Role::General);
     let mut legal = 0;
-    for from in SquareSet::from_bits(attackers(board, target, by)) {
-        let Some(piece) = board.piece_at(from) else {
-            continue;
-        };
-        let king = if piece.role == Role::General {
+    for from in SquareSet::from_bits(bitboards.attackers(target, by)) {
+        let from_bit = 1 << from.index();
+        let king = if generals & from_bit != 0 {
             target
         } else {
             general.index()
         };
-        let after = After::new(
-            board,
-            Move::new(from, Square::from_index_unchecked(target)),
-            piece,
-        );
-        if !movegen::is_attacked(&after, king, !by) {
-            legal |= 1 << from.index();
+        // The target is occupied before and after: only the origin empties.
+        if !bitboards.is_attacked_with(king, !by, occupied & !from_bit, !target_bit) {
+            legal |= from_bit;
         }
     }
     SquareSet::from_bits(legal)
-}
-
-/// The pieces of `by` whose pattern reaches `target` as a capture, ignoring their general's
-/// safety: chariots and cannons (over one screen) on its lines, horses with a free leg,
-/// elephants with a free eye, advisors, the general next to it, and soldiers.
-fn attackers(view: &impl View, target: u8, by: Color) -> u128 {
-    let piece = |role| code(Piece::new(by, role));
-    let (chariot, cannon, horse) = (
-        piece(Role::Chariot),
-        piece(Role::Cannon),
-        piece(Role::Horse),
-    );
-    let t = target as usize;
-    let mut set = 0u128;
-    for ray in &RAYS[t] {
-        let mut rest = ray.squares[..ray.len as usize].iter();
-        for &sq in rest.by_ref() {
-            let code = view.code_at(sq);
-            if code != EMPTY {
-                if code == chariot {
-                    set |= 1 << sq;
-                }
-                break;
-            }
-        }
-        for &sq in rest {
-            let code = view.code_at(sq);
-            if code != EMPTY {
-                if code == cannon {
-                    set |= 1 << sq;
-                }
-                break;
-            }
-        }
-    }
-    for check in &HORSE_CHECKS[t] {
-        if check.leg != NONE && view.code_at(check.leg) == EMPTY {
-            for &h in &check.horses {
-                if h != NONE && view.code_at(h) == horse {
-                    set |= 1 << h;
-                }
-            }
-        }
-    }
-    let mut steps = |to: &[u8], via: Option<&[u8]>, len: u8, role| {
-        for i in 0..len as usize {
-            let free = via.is_none_or(|via| view.code_at(via[i]) == EMPTY);
-            if free && view.code_at(to[i]) == piece(role) {
-                set |= 1 << to[i];
-            }
-        }
-    };
-    // Advisors, elephants and generals move symmetrically: they reach `target` from exactly
-    // the points they could reach from it.
-    let s = &ADVISOR[t];
-    steps(&s.to, None, s.len, Role::Advisor);
-    let s = &ELEPHANT[t];
-    steps(&s.to, Some(&s.via), s.len, Role::Elephant);
-    let s = &GENERAL[t];
-    steps(&s.to, None, s.len, Role::General);
-    let s = &SOLDIER_ATTACKERS[by as usize][t];
-    steps(&s.to, None, s.len, Role::Soldier);
-    set
-}
-
-/// A board with the piece on one square lifted off.
-struct Lifted<'a> {
-    board: &'a Board,
-    square: u8,
-}
-
-impl View for Lifted<'_> {
-    #[inline]
-    fn code_at(&self, index: u8) -> u8 {
-        if index == self.square {
-            EMPTY
-        } else {
-            self.board.code_at(index)
-        }
-    }
 }
 
 #[cfg(test)]
