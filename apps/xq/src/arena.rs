@@ -33,8 +33,8 @@ use crate::engine::{Brain, Budget, EngineSpec, Settings};
 /// The arguments of `xq match`.
 #[derive(Args)]
 pub(crate) struct MatchArgs {
-    /// An engine: `builtin`, `builtin:LEVEL` (1 to 10) or a UCI engine's command line; give
-    /// exactly two. Scores are the first one's.
+    /// An engine: `random` (random legal moves), `builtin`, `builtin:LEVEL` (1 to 10) or a UCI
+    /// engine's command line; give exactly two. Scores are the first one's.
     #[arg(long = "engine", value_name = "SPEC", required = true, num_args = 1)]
     engines: Vec<EngineSpec>,
     /// Games to play, in pairs of colours swapped from the same opening.

@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use rand::rngs::{StdRng, SysRng};
-use rand::seq::IndexedRandom;
-use rand::{SeedableRng, TryRng};
+use rand::TryRng;
+use rand::rngs::SysRng;
 use xq_client::{Client, ClientError, ClientEvent, ClientOptions, Mirror};
 use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
 use xq_rules::{Color, Move};
@@ -109,24 +108,17 @@ async fn play(args: BotArgs) -> Result<()> {
         name: concat!("xq-bot/", env!("CARGO_PKG_VERSION")).to_string(),
         ..ClientOptions::default()
     };
-    let mover = match &args.engine {
-        Some(spec) => {
-            let settings = Settings {
-                uci_options: args.uci_options.clone(),
-                ..Settings::default()
-            };
-            let brain = Brain::open(spec, seed, &settings).await?;
-            eprintln!("engine: {}", brain.name());
-            Mover::Engine {
-                brain,
-                movetime: args.movetime.map(Duration::from_millis),
-            }
-        }
-        None => Mover::Random {
-            strategy: args.moves,
-            rng: StdRng::seed_from_u64(seed),
-        },
+    let settings = Settings {
+        uci_options: args.uci_options.clone(),
+        ..Settings::default()
     };
+    let spec = args.engine.clone().unwrap_or(match args.moves {
+        Strategy::Random => EngineSpec::Random,
+    });
+    let brain = Brain::open(&spec, seed, &settings).await?;
+    if args.engine.is_some() {
+        eprintln!("engine: {}", brain.name());
+    }
     let mut client = Client::connect(&args.url, options)
         .await
         .with_context(|| format!("connecting to {}", args.url))?;
@@ -136,7 +128,8 @@ async fn play(args: BotArgs) -> Result<()> {
         .seat
         .context("the relay seated the bot as a spectator")?;
     let mut player = Player {
-        mover,
+        brain: Some(brain),
+        movetime: args.movetime.map(Duration::from_millis),
         seat,
         acted_at: None,
         move_delay: Duration::from_millis(args.move_delay),
@@ -147,7 +140,9 @@ async fn play(args: BotArgs) -> Result<()> {
                 let token = pgn::result_token(Some(result.outcome()));
                 writeln!(io::stdout(), "result: {token} ({result})")?;
                 client.close().await;
-                player.mover.close().await;
+                if let Some(brain) = player.brain.take() {
+                    brain.close().await;
+                }
                 return Ok(());
             }
             player.act(&client, &mirror).await?;
@@ -189,59 +184,12 @@ async fn enter(client: &Client, args: &BotArgs) -> Result<xq_client::Room, Clien
     }
 }
 
-/// Where the bot's moves come from.
-enum Mover {
-    /// A strategy over the legal moves, with its random source.
-    Random { strategy: Strategy, rng: StdRng },
-    /// An engine, with a fixed time a move or, when `None`, the match's clocks.
-    Engine {
-        brain: Brain,
-        movetime: Option<Duration>,
-    },
-}
-
-impl Mover {
-    /// The move to play in the mirror's position; `None` when there is none.
-    async fn choose(&mut self, mirror: &Mirror) -> Result<Option<Move>> {
-        match self {
-            Self::Random { strategy, rng } => Ok(match strategy {
-                Strategy::Random => mirror.legal_moves().choose(rng).copied(),
-            }),
-            Self::Engine { brain, movetime } => {
-                if mirror.legal_moves().is_empty() {
-                    return Ok(None);
-                }
-                let clocks = mirror.clocks_after(Duration::ZERO);
-                let budget = match (*movetime, clocks, mirror.config().time_control) {
-                    (Some(time), _, _) => Budget::MoveTime(time),
-                    (None, Some(remaining), TimeControl::Increment { increment, .. }) => {
-                        Budget::Clocks {
-                            remaining,
-                            increment,
-                        }
-                    }
-                    _ => Budget::MoveTime(Duration::from_secs(1)),
-                };
-                let record = mirror.record();
-                let choice = brain.choose(record.start(), record.moves(), budget).await?;
-                if let Some(score) = &choice.score {
-                    eprintln!("{}: {score}", choice.mv);
-                }
-                Ok(Some(choice.mv))
-            }
-        }
-    }
-
-    async fn close(self) {
-        if let Self::Engine { brain, .. } = self {
-            brain.close().await;
-        }
-    }
-}
-
 /// The bot's decisions: decline the opponent's requests, and move when it is its turn.
 struct Player {
-    mover: Mover,
+    /// Where its moves come from; `None` once the game is over and it is closed.
+    brain: Option<Brain>,
+    /// The engine's time a move; `None`: the match's clocks, or a second a move untimed.
+    movetime: Option<Duration>,
     seat: Color,
     /// The mirror's event number when the bot last sent something: it acts once per state,
     /// then waits for the relay's answer.
@@ -251,6 +199,31 @@ struct Player {
 }
 
 impl Player {
+    /// The move to play in the mirror's position; `None` when there is none.
+    async fn choose(&mut self, mirror: &Mirror) -> Result<Option<Move>> {
+        let Some(brain) = self.brain.as_mut() else {
+            return Ok(None);
+        };
+        if mirror.legal_moves().is_empty() {
+            return Ok(None);
+        }
+        let clocks = mirror.clocks_after(Duration::ZERO);
+        let budget = match (self.movetime, clocks, mirror.config().time_control) {
+            (Some(time), _, _) => Budget::MoveTime(time),
+            (None, Some(remaining), TimeControl::Increment { increment, .. }) => Budget::Clocks {
+                remaining,
+                increment,
+            },
+            _ => Budget::MoveTime(Duration::from_secs(1)),
+        };
+        let record = mirror.record();
+        let choice = brain.choose(record.start(), record.moves(), budget).await?;
+        if let Some(score) = &choice.score {
+            eprintln!("{}: {score}", choice.mv);
+        }
+        Ok(Some(choice.mv))
+    }
+
     async fn act(&mut self, client: &Client, mirror: &Mirror) -> Result<()> {
         let state = mirror.next_seq();
         if self.acted_at == Some(state) || !mirror.is_full() {
@@ -263,7 +236,7 @@ impl Player {
         } else if mirror.turn() == self.seat {
             // No move: the last one mated or stalemated, and the relay's game-over event
             // follows its move event.
-            let Some(mv) = self.mover.choose(mirror).await? else {
+            let Some(mv) = self.choose(mirror).await? else {
                 return Ok(());
             };
             tokio::time::sleep(self.move_delay).await;

@@ -8,14 +8,19 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
 use xq_engine::{Engine as Builtin, Game, Level, Limits, Options as BuiltinOptions};
 use xq_rules::{ByColor, Color, Move, Position};
 use xq_uci::{DriverOptions, Engine as External, EngineCommand, Go};
 
-/// Which engine to run: `builtin`, `builtin:LEVEL` (1 to 10), or a command line that starts a
-/// UCI engine.
+/// Which engine to run: `random`, `builtin`, `builtin:LEVEL` (1 to 10), or a command line that
+/// starts a UCI engine.
 #[derive(Clone, Debug)]
 pub(crate) enum EngineSpec {
+    /// Uniformly random legal moves: the floor of any strength ladder.
+    Random,
     /// The built-in engine at a level.
     Builtin(Level),
     /// A UCI engine, started as a process, with the command line as it was given.
@@ -27,6 +32,9 @@ impl FromStr for EngineSpec {
 
     fn from_str(text: &str) -> Result<Self> {
         let text = text.trim();
+        if text == "random" {
+            return Ok(Self::Random);
+        }
         if text == "builtin" {
             return Ok(Self::Builtin(Level::MAX));
         }
@@ -37,7 +45,7 @@ impl FromStr for EngineSpec {
             return Ok(Self::Builtin(level));
         }
         if text.is_empty() {
-            bail!("an empty engine: give `builtin`, `builtin:LEVEL` or a command");
+            bail!("an empty engine: give `random`, `builtin`, `builtin:LEVEL` or a command");
         }
         let command = text
             .parse::<EngineCommand>()
@@ -49,6 +57,7 @@ impl FromStr for EngineSpec {
 impl fmt::Display for EngineSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Random => f.write_str("random"),
             Self::Builtin(level) => write!(f, "builtin:{level}"),
             Self::External(_, text) => f.write_str(text),
         }
@@ -163,6 +172,7 @@ pub(crate) struct Brain {
 }
 
 enum Kind {
+    Random(Box<StdRng>),
     Builtin {
         /// `None` only while a search holds it on a blocking thread.
         engine: Option<Box<Builtin>>,
@@ -215,6 +225,10 @@ impl Brain {
     /// Starts the engine `spec` names; `seed` draws the built-in engine's randomness.
     pub(crate) async fn open(spec: &EngineSpec, seed: u64, settings: &Settings) -> Result<Self> {
         let (name, kind) = match spec {
+            EngineSpec::Random => (
+                "random".to_owned(),
+                Kind::Random(Box::new(StdRng::seed_from_u64(seed))),
+            ),
             EngineSpec::Builtin(level) => (
                 format!("xq {} (level {level})", env!("CARGO_PKG_VERSION")),
                 Kind::Builtin {
@@ -250,6 +264,7 @@ impl Brain {
     /// Tells the engine a new game begins: it forgets what it learnt in the last.
     pub(crate) async fn new_game(&mut self) -> Result<()> {
         match &mut self.kind {
+            Kind::Random(_) => Ok(()),
             Kind::Builtin { engine, .. } => {
                 engine.as_mut().context("the engine was lost")?.clear();
                 Ok(())
@@ -268,6 +283,16 @@ impl Brain {
     ) -> Result<Choice> {
         let turn = moves.iter().fold(start.turn(), |turn, _| !turn);
         match &mut self.kind {
+            Kind::Random(rng) => {
+                let game = Game::from_moves(start.clone(), moves.iter().copied())
+                    .map_err(|e| anyhow!("the game to think about: {e}"))?;
+                let mv = *game
+                    .position()
+                    .legal_moves()
+                    .choose(rng.as_mut())
+                    .context("no legal move: the game is over")?;
+                Ok(Choice { mv, score: None })
+            }
             Kind::Builtin {
                 engine: slot,
                 level,
@@ -338,6 +363,10 @@ mod tests {
         assert!(matches!(
             "builtin:3".parse::<EngineSpec>().expect("test value"),
             EngineSpec::Builtin(level) if level.to_string() == "3"
+        ));
+        assert!(matches!(
+            "random".parse::<EngineSpec>().expect("test value"),
+            EngineSpec::Random
         ));
         assert!("builtin:11".parse::<EngineSpec>().is_err());
         assert!("builtin:x".parse::<EngineSpec>().is_err());
