@@ -148,23 +148,42 @@ const NO_ELEPHANT: [i32; 3] = [5, 3, 8];
 /// The phase of a full board: each chariot counts 4, each horse and cannon 2.
 const FULL_PHASE: i32 = 2 * (2 * 4 + 2 * 2 + 2 * 2);
 
-/// The board as one byte per point: 0 empty, else `role + 1` and 8 for Black.
-struct Cells([u8; 90]);
+/// The board as one byte per point, 0 for an empty one, else `role + 1` and 8 for Black,
+/// inside a frame of [`OFF`] two points wide, so that a step off the board (a horse jumps two)
+/// lands on the frame instead of needing a bounds check.
+struct Cells([u8; WIDTH * HEIGHT]);
+
+/// The framed board's width and height.
+const WIDTH: usize = 13;
+const HEIGHT: usize = 14;
+/// The frame's byte.
+const OFF: u8 = 0xFF;
 
 impl Cells {
     fn new(board: &Board) -> Self {
-        let mut cells = [0; 90];
-        for (square, piece) in board.pieces() {
-            cells[square.index() as usize] = code(piece.color, piece.role);
+        let mut cells = [OFF; WIDTH * HEIGHT];
+        for square in Square::all() {
+            let (f, r) = (
+                square.file().index() as usize,
+                square.rank().index() as usize,
+            );
+            cells[cell(f, r)] = board
+                .piece_at(square)
+                .map_or(0, |piece| code(piece.color, piece.role));
         }
         Self(cells)
     }
 
-    /// The code at file `f`, rank `r`, or `None` off the board.
+    /// The byte at a framed index.
     #[inline]
-    fn at(&self, f: i32, r: i32) -> Option<u8> {
-        ((0..9).contains(&f) && (0..10).contains(&r)).then(|| self.0[(r * 9 + f) as usize])
+    const fn at(&self, index: usize) -> u8 {
+        self.0[index]
     }
+}
+
+/// The framed index of file `f`, rank `r`.
+const fn cell(f: usize, r: usize) -> usize {
+    (r + 2) * WIDTH + f + 2
 }
 
 const fn code(color: Color, role: Role) -> u8 {
@@ -175,17 +194,18 @@ const fn color_of(code: u8) -> usize {
     (code >> 3) as usize
 }
 
-/// The four orthogonal directions.
-const LINES: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-/// A step on the board: files, ranks.
-type Step = (i32, i32);
-/// A horse's legs and, for each, the two points it reaches over it.
-const HORSE_STEPS: [(Step, [Step; 2]); 4] = [
-    ((0, 1), [(1, 2), (-1, 2)]),
-    ((0, -1), [(1, -2), (-1, -2)]),
-    ((1, 0), [(2, 1), (2, -1)]),
-    ((-1, 0), [(-2, 1), (-2, -1)]),
-];
+/// The four orthogonal directions, as steps between framed indices.
+const LINES: [isize; 4] = [1, -1, WIDTH as isize, -(WIDTH as isize)];
+/// A horse's legs and, for each, the two points it reaches over it, as framed steps.
+const HORSE_STEPS: [(isize, [isize; 2]); 4] = {
+    const W: isize = WIDTH as isize;
+    [
+        (W, [2 * W + 1, 2 * W - 1]),
+        (-W, [-2 * W + 1, -2 * W - 1]),
+        (1, [W + 2, -W + 2]),
+        (-1, [W - 2, -W - 2]),
+    ]
+};
 
 /// The static evaluation of `pos` in centipawns, from the side to move's point of view
 /// (positive: the side to move stands better). Mate and stalemate are not detected here: the
@@ -211,42 +231,39 @@ pub fn evaluate(pos: &Position) -> i32 {
     let mut counts = [[0i32; 7]; 2];
     let mut crossed = [0i32; 2];
     let mut phase = 0;
-    for index in 0..90usize {
-        let c = cells.0[index];
-        if c == 0 {
-            continue;
-        }
-        let color = color_of(c);
-        let role = (c & 7) as usize - 1;
+    for (square, piece) in pos.board().pieces() {
+        let index = square.index() as usize;
+        let color = piece.color as usize;
+        let role = piece.role as usize;
         let relative = if color == 0 { index } else { 89 - index };
         counts[color][role] += 1;
         let bonus = TABLES[role][relative];
         let (value_mg, value_eg) = VALUE[role];
         mg[color] += value_mg + bonus;
         eg[color] += value_eg + bonus;
-        let (f, r) = ((index % 9) as i32, (index / 9) as i32);
-        match role {
-            3 => {
+        let at = cell(index % 9, index / 9);
+        match piece.role {
+            Role::Horse => {
                 phase += 2;
-                let score = HORSE_MOBILITY[horse_moves(&cells, f, r, color)];
+                let score = HORSE_MOBILITY[horse_moves(&cells, at, color)];
                 mg[color] += score;
                 eg[color] += score;
             }
-            4 => {
+            Role::Chariot => {
                 phase += 4;
-                let reach = chariot_reach(&cells, f, r, color);
+                let reach = chariot_reach(&cells, at, color);
                 let score = CHARIOT_MOBILITY.0 * (reach - CHARIOT_MOBILITY.1);
                 mg[color] += score;
                 eg[color] += score;
             }
-            5 => {
+            Role::Cannon => {
                 phase += 2;
-                let (free, targets) = cannon_reach(&cells, f, r, color);
+                let (free, targets) = cannon_reach(&cells, at, color);
                 let score = CANNON_MOBILITY.0 * free + CANNON_MOBILITY.1 * targets;
                 mg[color] += score;
                 eg[color] += score / 2;
             }
-            6 if relative >= 45 => {
+            Role::Soldier if relative >= 45 => {
                 crossed[color] += 1;
                 // Soldiers grow in the endgame, when little can stop them.
                 eg[color] += bonus / 3;
@@ -293,49 +310,52 @@ const fn side(index: usize) -> Color {
     if index == 0 { Color::Red } else { Color::Black }
 }
 
-/// The points a horse on (`f`, `r`) can go to: legs free, not onto its own side's pieces.
-fn horse_moves(cells: &Cells, f: i32, r: i32, color: usize) -> usize {
+/// The points a horse on framed index `at` can go to: legs free, not onto its own side's pieces.
+fn horse_moves(cells: &Cells, at: usize, color: usize) -> usize {
     let mut n = 0;
-    for ((lf, lr), targets) in HORSE_STEPS {
-        if cells.at(f + lf, r + lr) != Some(0) {
+    for (leg, targets) in HORSE_STEPS {
+        if cells.at(at.wrapping_add_signed(leg)) != 0 {
             continue;
         }
-        for (tf, tr) in targets {
-            if let Some(c) = cells.at(f + tf, r + tr)
-                && (c == 0 || color_of(c) != color)
-            {
-                n += 1;
-            }
+        for target in targets {
+            let c = cells.at(at.wrapping_add_signed(target));
+            n += usize::from(c == 0 || (c != OFF && color_of(c) != color));
         }
     }
     n
 }
 
-/// The points a chariot on (`f`, `r`) reaches: empty ones and the first enemy piece on each line.
-fn chariot_reach(cells: &Cells, f: i32, r: i32, color: usize) -> i32 {
+/// The points a chariot on framed index `at` reaches: empty ones and the first enemy piece
+/// on each line.
+fn chariot_reach(cells: &Cells, at: usize, color: usize) -> i32 {
     let mut n = 0;
-    for (df, dr) in LINES {
-        let (mut x, mut y) = (f + df, r + dr);
-        while let Some(c) = cells.at(x, y) {
+    for step in LINES {
+        let mut i = at.wrapping_add_signed(step);
+        loop {
+            let c = cells.at(i);
             if c != 0 {
-                n += i32::from(color_of(c) != color);
+                n += i32::from(c != OFF && color_of(c) != color);
                 break;
             }
             n += 1;
-            x += df;
-            y += dr;
+            i = i.wrapping_add_signed(step);
         }
     }
     n
 }
 
-/// A cannon on (`f`, `r`): the empty points it can go to, and the enemy pieces it could jump onto.
-fn cannon_reach(cells: &Cells, f: i32, r: i32, color: usize) -> (i32, i32) {
+/// A cannon on framed index `at`: the empty points it can go to, and the enemy pieces it
+/// could jump onto.
+fn cannon_reach(cells: &Cells, at: usize, color: usize) -> (i32, i32) {
     let (mut free, mut targets) = (0, 0);
-    for (df, dr) in LINES {
-        let (mut x, mut y) = (f + df, r + dr);
+    for step in LINES {
+        let mut i = at.wrapping_add_signed(step);
         let mut screened = false;
-        while let Some(c) = cells.at(x, y) {
+        loop {
+            let c = cells.at(i);
+            if c == OFF {
+                break;
+            }
             if c != 0 {
                 if screened {
                     targets += i32::from(color_of(c) != color);
@@ -345,8 +365,7 @@ fn cannon_reach(cells: &Cells, f: i32, r: i32, color: usize) -> (i32, i32) {
             } else if !screened {
                 free += 1;
             }
-            x += df;
-            y += dr;
+            i = i.wrapping_add_signed(step);
         }
     }
     (free, targets)
@@ -356,12 +375,23 @@ fn cannon_reach(cells: &Cells, f: i32, r: i32, color: usize) -> (i32, i32) {
 /// between them.
 fn file_cannons(cells: &Cells, general: Square, attacker: usize) -> i32 {
     let cannon = code(side(attacker), Role::Cannon);
-    let (f, r) = (general.file().index() as i32, general.rank().index() as i32);
-    let dir = if attacker == 0 { -1 } else { 1 };
+    let at = cell(
+        general.file().index() as usize,
+        general.rank().index() as usize,
+    );
+    let step = if attacker == 0 {
+        -(WIDTH as isize)
+    } else {
+        WIDTH as isize
+    };
     let mut between = 0;
-    let mut y = r + dir;
     let mut bonus = 0;
-    while let Some(c) = cells.at(f, y) {
+    let mut i = at.wrapping_add_signed(step);
+    loop {
+        let c = cells.at(i);
+        if c == OFF {
+            break;
+        }
         if c == cannon {
             bonus += FILE_CANNON.get(between).copied().unwrap_or(0);
         }
@@ -371,7 +401,7 @@ fn file_cannons(cells: &Cells, general: Square, attacker: usize) -> i32 {
                 break;
             }
         }
-        y += dir;
+        i = i.wrapping_add_signed(step);
     }
     bonus
 }

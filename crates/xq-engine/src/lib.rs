@@ -58,3 +58,8 @@ pub use eval::evaluate;
 pub use game::{Game, IllegalMoveError};
 pub use level::{Level, LevelError};
 pub use score::Score;
+
+/// The README's example, run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctest;

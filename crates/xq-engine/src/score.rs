@@ -42,6 +42,31 @@ impl Score {
     }
 }
 
+impl Score {
+    /// The score as an internal value: the order of scores.
+    const fn to_internal(self) -> i32 {
+        match self {
+            Self::Centipawns(cp) => cp,
+            Self::Mate(n) if n > 0 => MATE - 2 * n + 1,
+            Self::Mate(n) => -MATE - 2 * n,
+        }
+    }
+}
+
+/// Better for the side to move is greater: a nearer mate above a farther one, above every
+/// evaluation, above every loss, a farther loss above a nearer one.
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_internal().cmp(&other.to_internal())
+    }
+}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 impl fmt::Display for Score {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -88,6 +113,25 @@ mod tests {
         assert_eq!(Score::from_internal(35), Score::Centipawns(35));
         assert_eq!(Score::Mate(-3).to_string(), "mate -3");
         assert_eq!(Score::Centipawns(35).to_string(), "cp 35");
+    }
+
+    #[test]
+    fn scores_order_from_worst_to_best() {
+        let order = [
+            Score::Mate(0),
+            Score::Mate(-1),
+            Score::Mate(-4),
+            Score::Centipawns(-500),
+            Score::Centipawns(20),
+            Score::Mate(3),
+            Score::Mate(1),
+        ];
+        for pair in order.windows(2) {
+            assert!(pair[0] < pair[1], "{} < {}", pair[0], pair[1]);
+        }
+        for value in [MATE - 1, MATE - 5, -MATE, -(MATE - 4), 77] {
+            assert_eq!(Score::from_internal(value).to_internal(), value);
+        }
     }
 
     #[test]

@@ -201,7 +201,7 @@ impl<'a> Search<'a> {
         for i in 0..self.root_moves.len() {
             let RootMove { mv, bonus, .. } = self.root_moves[i];
             let mut child = root.clone();
-            let captured = child.play_unchecked(mv);
+            child.play_unchecked(mv);
             let gives_check = child.is_check();
             self.push(child, mv, false);
             let new_depth = depth - 1 + i32::from(gives_check);
@@ -209,15 +209,8 @@ impl<'a> Search<'a> {
             let score = if i == 0 {
                 -self.negamax(new_depth, -b, -a, 1, true)
             } else {
-                let r = if depth >= 3 && i >= 4 && captured.is_none() && !gives_check {
-                    (reduction(depth, i) - 1).clamp(0, new_depth - 1)
-                } else {
-                    0
-                };
-                let mut v = -self.negamax(new_depth - r, -a - 1, -a, 1, true);
-                if v > a && r > 0 {
-                    v = -self.negamax(new_depth, -a - 1, -a, 1, true);
-                }
+                // No reduction at the root: one node, and it decides the move.
+                let mut v = -self.negamax(new_depth, -a - 1, -a, 1, true);
                 if v > a && v < b {
                     v = -self.negamax(new_depth, -b, -a, 1, true);
                 }
@@ -312,7 +305,17 @@ impl<'a> Search<'a> {
             Some(hit) => hit.eval,
             None => evaluate(&pos),
         };
-        if !pv_node && !in_check {
+        // Against a bare palace (no chariot, horse or cannon left to defend with), mates are
+        // near and the pruning below could hide them: search every move.
+        let weights = if in_check {
+            [0; 2]
+        } else {
+            piece_weights(&pos)
+        };
+        let us = pos.turn();
+        let bare = weights[!us as usize] == 0;
+        let prune = !pv_node && !in_check && !bare;
+        if prune {
             // Reverse futility: far above beta at a shallow depth, the opponent is lost anyway.
             if depth <= 4 && eval - 90 * depth >= beta && beta.abs() < MATE_BOUND {
                 return eval;
@@ -320,20 +323,18 @@ impl<'a> Search<'a> {
             if null_ok
                 && depth >= 3
                 && eval >= beta
-                && has_pieces(&pos)
+                && weights[us as usize] >= 2
                 && let Some(null) = null_position(&pos)
             {
-                {
-                    let r = 3 + depth / 6;
-                    self.push(null, NULL_MOVE, true);
-                    let score = -self.negamax(depth - 1 - r, -beta, -beta + 1, ply + 1, false);
-                    self.pop();
-                    if self.aborted {
-                        return 0;
-                    }
-                    if score >= beta {
-                        return if score >= MATE_BOUND { beta } else { score };
-                    }
+                let r = 3 + depth / 6;
+                self.push(null, NULL_MOVE, true);
+                let score = -self.negamax(depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+                self.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
                 }
             }
         }
@@ -344,7 +345,6 @@ impl<'a> Search<'a> {
         }
         let tt_move = hit.and_then(|hit| hit.mv);
         let killers = self.heuristics.killers[ply];
-        let us = pos.turn();
         let mut keys = [0i32; 128];
         for (key, &mv) in keys.iter_mut().zip(&moves) {
             *key = if Some(mv) == tt_move {
@@ -372,7 +372,14 @@ impl<'a> Search<'a> {
             let quiet = child.play_unchecked(mv).is_none();
             let gives_check = child.is_check();
             let killer = killers.contains(&Some(mv));
-            if !pv_node && !in_check && quiet && !gives_check && i > 0 && best > -MATE_BOUND {
+            if prune
+                && quiet
+                && !gives_check
+                && i > 0
+                && best > -MATE_BOUND
+                // A quiet move that leaves no reply is a win (stalemate loses): never pruned.
+                && child.has_legal_move()
+            {
                 // Futility and late-move pruning: quiet moves far below alpha near the leaves.
                 if depth <= 3 && eval + 80 + 110 * depth <= alpha {
                     continue;
@@ -388,7 +395,12 @@ impl<'a> Search<'a> {
                 -self.negamax(new_depth, -beta, -alpha, ply + 1, true)
             } else {
                 let mut r = 0;
-                if depth >= 3 && i >= 2 + usize::from(pv_node) && quiet && !in_check && !gives_check
+                if depth >= 3
+                    && i >= 2 + usize::from(pv_node)
+                    && quiet
+                    && !in_check
+                    && !gives_check
+                    && !bare
                 {
                     r = reduction(depth, i) - i32::from(pv_node) - i32::from(killer);
                     r -= self.heuristics.history(us, mv) / 12_000;
@@ -463,7 +475,12 @@ impl<'a> Search<'a> {
         if !in_check {
             stand = evaluate(&pos);
             if stand >= beta {
-                return stand;
+                // A side with no move has lost, stalemated or not: worth the cheap look.
+                return if pos.has_legal_move() {
+                    stand
+                } else {
+                    -(MATE - ply as i32)
+                };
             }
             alpha = alpha.max(stand);
             best = stand;
@@ -655,21 +672,19 @@ fn capture_key(pos: &Position, mv: Move, victim: Piece) -> i32 {
     100_000 + value(victim, mv.to) * 16 - attacker / 8
 }
 
-/// Whether the side to move has enough pieces that passing is never its best move: a chariot,
-/// or two horses and cannons.
-fn has_pieces(pos: &Position) -> bool {
-    let us = pos.turn();
-    let mut weight = 0;
+/// The weight of each side's pieces that can attack and defend (a chariot 2, a horse or a
+/// cannon 1), by colour index. A side with 2 or more has enough that passing is never its
+/// best move, so the null move is safe for it.
+fn piece_weights(pos: &Position) -> [i32; 2] {
+    let mut weights = [0; 2];
     for (_, piece) in pos.board().pieces() {
-        if piece.color == us {
-            weight += match piece.role {
-                Role::Chariot => 2,
-                Role::Horse | Role::Cannon => 1,
-                _ => 0,
-            };
-        }
+        weights[piece.color as usize] += match piece.role {
+            Role::Chariot => 2,
+            Role::Horse | Role::Cannon => 1,
+            _ => 0,
+        };
     }
-    weight >= 2
+    weights
 }
 
 /// The position with the other side to move, for the null move. The side to move must not
