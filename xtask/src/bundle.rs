@@ -11,12 +11,36 @@ use crate::{lock, report};
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// The cargo profile of the bundle (the workspace's `[profile.wasm]`).
 const PROFILE: &str = "wasm";
-/// The package that is the browser client.
-const PACKAGE: &str = "xq-gui";
-/// The page: a full-viewport canvas `#xq`, a loading line, and the module that starts the app.
+/// The page: a full-viewport canvas `#xq`, a loading line, the module that starts the app,
+/// and the name of the engine's worker script.
 const INDEX: &str = include_str!("../web/index.html");
-/// The name of the glue (`xq.js`) and the wasm (`xq_bg.wasm`) that `index.html` loads.
-const OUT_NAME: &str = "xq";
+/// The engine's Web Worker: it loads the engine's glue and answers the page's requests.
+const WORKER: &str = include_str!("../web/engine-worker.js");
+/// The worker script's name, as `index.html` names it.
+const WORKER_NAME: &str = "engine-worker.js";
+
+/// A wasm of the bundle: the package that builds it, the file cargo writes, and the name of
+/// the glue (`NAME.js`) and wasm (`NAME_bg.wasm`) that wasm-bindgen writes for it.
+struct Wasm {
+    package: &'static str,
+    artefact: &'static str,
+    out_name: &'static str,
+}
+
+/// The client (`xq.js`, `xq_bg.wasm`, loaded by `index.html`), and the engine that plays the
+/// computer in a Web Worker (`xq_engine.js`, `xq_engine_bg.wasm`, loaded by the worker).
+const WASMS: [Wasm; 2] = [
+    Wasm {
+        package: "xq-gui",
+        artefact: "xq-gui.wasm",
+        out_name: "xq",
+    },
+    Wasm {
+        package: "xq-engine-web",
+        artefact: "xq_engine_web.wasm",
+        out_name: "xq_engine",
+    },
+];
 /// The wasm features rustc's output for the target uses, which binaryen must accept.
 const WASM_FEATURES: [&str; 6] = [
     "--enable-bulk-memory",
@@ -34,24 +58,28 @@ pub(crate) fn build(root: &Path) -> Result<PathBuf, Failure> {
     add_wasm_target()?;
     let bindgen = wasm_bindgen(root, &target)?;
     let cargo_home = cargo_home();
-    let wasm = compile(root, &target, &cargo_home)?;
+    let built = compile(root, &target, &cargo_home)?;
     let out = target.join("web");
     if out.exists() {
         fs::remove_dir_all(&out).map_err(|error| io(&out, &error))?;
     }
     fs::create_dir_all(&out).map_err(|error| io(&out, &error))?;
-    let wasm = optimise(&wasm)?;
-    let mut glue = Command::new(&bindgen);
-    glue.arg(&wasm).arg("--out-dir").arg(&out).args([
-        "--out-name",
-        OUT_NAME,
-        "--target",
-        "web",
-        "--no-typescript",
-    ]);
-    run::status(&mut glue)?;
-    let index = out.join("index.html");
-    fs::write(&index, INDEX).map_err(|error| io(&index, &error))?;
+    for (wasm, file) in WASMS.iter().zip(built) {
+        let file = optimise(&file)?;
+        let mut glue = Command::new(&bindgen);
+        glue.arg(&file).arg("--out-dir").arg(&out).args([
+            "--out-name",
+            wasm.out_name,
+            "--target",
+            "web",
+            "--no-typescript",
+        ]);
+        run::status(&mut glue)?;
+    }
+    for (name, text) in [("index.html", INDEX), (WORKER_NAME, WORKER)] {
+        let path = out.join(name);
+        fs::write(&path, text).map_err(|error| io(&path, &error))?;
+    }
     for leak in [root, cargo_home.as_path()] {
         no_path_in(&out, leak)?;
     }
@@ -134,24 +162,24 @@ fn wasm_bindgen(root: &Path, target: &Path) -> Result<PathBuf, Failure> {
     Ok(bin)
 }
 
-/// Builds the client for the browser in the size profile, with the workspace's and cargo's
-/// paths remapped so that no path of this machine lands in the wasm (panic messages carry
-/// source paths).
-fn compile(root: &Path, target: &Path, cargo_home: &Path) -> Result<PathBuf, Failure> {
+/// Builds the client and the engine's worker for the browser in the size profile, in one
+/// cargo run, with the workspace's and cargo's paths remapped so that no path of this
+/// machine lands in the wasm (panic messages carry source paths); returns the wasm files in
+/// the order of [`WASMS`].
+fn compile(root: &Path, target: &Path, cargo_home: &Path) -> Result<Vec<PathBuf>, Failure> {
     let remap = |from: &Path, to: &str| format!("--remap-path-prefix={}={to}", from.display());
     let flags = [remap(root, "/xq"), remap(cargo_home, "/cargo")].join("\u{1f}");
     let mut build = run::cargo();
     build
         .current_dir(root)
-        .args(["build", "--locked", "-p", PACKAGE, "--target", WASM_TARGET])
+        .args(["build", "--locked", "--target", WASM_TARGET])
+        .args(WASMS.iter().flat_map(|wasm| ["-p", wasm.package]))
         .args(["--profile", PROFILE])
         .env("CARGO_ENCODED_RUSTFLAGS", flags)
         .env_remove("RUSTFLAGS");
     run::status(&mut build)?;
-    Ok(target
-        .join(WASM_TARGET)
-        .join(PROFILE)
-        .join(format!("{PACKAGE}.wasm")))
+    let dir = target.join(WASM_TARGET).join(PROFILE);
+    Ok(WASMS.iter().map(|wasm| dir.join(wasm.artefact)).collect())
 }
 
 /// Shrinks rustc's wasm with binaryen's `wasm-opt -Oz`, if it is installed; returns the wasm

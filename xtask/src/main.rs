@@ -1,7 +1,8 @@
 //! The workspace's build tasks, in Rust so they run wherever cargo does:
 //!
 //! - `cargo xtask web` builds the browser client into `target/web/`: `index.html`, the
-//!   JavaScript glue and the `.wasm`, and prints each file's size, raw and gzipped. It
+//!   JavaScript glue and the `.wasm`, and the engine that plays the computer in a Web Worker
+//!   (`engine-worker.js` and its own glue and `.wasm`), and prints each file's size, raw and gzipped. It
 //!   installs what it needs itself: the `wasm32-unknown-unknown` target, and the
 //!   `wasm-bindgen` CLI at the version of the `wasm-bindgen` crate in `Cargo.lock` (under
 //!   `target/tools/`); `wasm-opt` (binaryen) is used when it is on `PATH`.

@@ -6,7 +6,7 @@ mod controls;
 mod hits_file;
 
 use eframe::egui::{self, Align, Button, Frame, Layout, Modal, RichText, ScrollArea, Ui};
-use xq_gui_model::{BoardLayout, LocalGame, ViewModel};
+use xq_gui_model::{BoardLayout, ComputerGame, ComputerSetup, LocalGame, Thinker, ViewModel};
 use xq_session::{MatchConfig, Timestamp};
 // std's `Instant` in a desktop build; in the browser, where std's panics, `performance.now()`.
 use web_time::Instant;
@@ -39,6 +39,11 @@ pub(crate) struct XqApp {
     /// Whether a frame has been shown: the moves played before the first (the command line's)
     /// set the game up, and make no sound.
     shown: bool,
+    /// The "Play the computer" choices.
+    pub(crate) computer: ComputerChoice,
+    /// A game against the computer to start at the next frame, when the app's context (which
+    /// the thinker wakes) is known: the command line's or the page link's.
+    pub(crate) pending_computer: Option<ComputerSetup>,
     #[cfg(not(target_arch = "wasm32"))]
     hits_file: Option<hits_file::HitsFile>,
 }
@@ -55,6 +60,8 @@ impl XqApp {
             hits: Hits::default(),
             speaker: Speaker::system(),
             shown: false,
+            computer: ComputerChoice::default(),
+            pending_computer: None,
             #[cfg(not(target_arch = "wasm32"))]
             hits_file: hits_file::HitsFile::from_env(),
         };
@@ -76,12 +83,30 @@ impl XqApp {
         self.view.start(now, Box::new(game));
     }
 
+    /// Starts a game against the computer, whose thinker wakes `ctx` when it has a move.
+    pub(crate) fn new_computer_game(&mut self, ctx: &egui::Context, setup: ComputerSetup) {
+        let now = self.now();
+        let game = ComputerGame::new(MatchConfig::default(), setup, seed(), thinker(ctx), now);
+        self.view.start(now, Box::new(game));
+    }
+
     /// Draws one frame and handles its input.
     pub(crate) fn show(&mut self, ui: &mut Ui) {
         self.hits.clear();
         let now = self.now();
         if let Some(game) = self.connect.poll() {
             self.view.start(now, Box::new(game));
+        }
+        if !self.shown {
+            self.view.set_analyst(thinker(ui.ctx()));
+        }
+        // The page's `#computer` link, in the browser.
+        #[cfg(target_arch = "wasm32")]
+        if let Some(setup) = self.connect.poll_computer() {
+            self.pending_computer = Some(setup);
+        }
+        if let Some(setup) = self.pending_computer.take() {
+            self.new_computer_game(ui.ctx(), setup);
         }
         self.view.tick(now);
         if !self.shown {
@@ -102,8 +127,10 @@ impl XqApp {
         if let Some(file) = &mut self.hits_file {
             file.write(&self.hits);
         }
-        // A running clock counts down; a connection being made is polled until it is.
-        if self.view.clock_running(now) || self.connect.is_busy() {
+        // A running clock counts down; a connection being made is polled until it is; the
+        // computer's move and a hint come when the thinker wakes the app, and are polled too.
+        let waiting = self.view.thinking() || self.view.hinting();
+        if self.view.clock_running(now) || self.connect.is_busy() || waiting {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
         }
@@ -198,6 +225,62 @@ impl XqApp {
             let _ = self.view.answer(now, accept);
         }
     }
+}
+
+/// What the "Play the computer" panel has chosen: a level from 1 to 10 and a side.
+pub(crate) struct ComputerChoice {
+    pub(crate) level: u8,
+    pub(crate) person: xq_rules::Color,
+}
+
+impl Default for ComputerChoice {
+    fn default() -> Self {
+        let setup = ComputerSetup::default();
+        Self {
+            level: setup.level.get(),
+            person: setup.person,
+        }
+    }
+}
+
+impl ComputerChoice {
+    /// The game chosen; a level out of range (which the slider never gives) is the default.
+    pub(crate) fn setup(&self) -> ComputerSetup {
+        ComputerSetup {
+            person: self.person,
+            level: xq_engine::Level::new(self.level)
+                .unwrap_or_else(|_| ComputerSetup::default().level),
+        }
+    }
+}
+
+/// A thinker that wakes `ctx` when it has an answer: the engine on a worker thread on the
+/// desktop, in a Web Worker in the browser.
+fn thinker(ctx: &egui::Context) -> Box<dyn Thinker> {
+    let ctx = ctx.clone();
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Box::new(crate::thinker::WorkerThinker::spawn(std::sync::Arc::new(
+            move || ctx.request_repaint(),
+        )))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        Box::new(xq_gui_web::WebThinker::new(std::rc::Rc::new(move || {
+            ctx.request_repaint();
+        })))
+    }
+}
+
+/// A seed for the computer's random choices: a new game each time.
+fn seed() -> u64 {
+    let since = web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
+        .unwrap_or_default();
+    // The low bits of the nanoseconds are what varies; the truncation is wanted.
+    #[allow(clippy::cast_possible_truncation)]
+    let nanos = since.as_nanos() as u64;
+    nanos
 }
 
 /// Draws a button, enabled or not, notes it in `hits` by its label, and says whether it was

@@ -5,7 +5,7 @@ use eframe::egui::{
     StrokeKind, Ui, Vec2, pos2, vec2,
 };
 use xq_gui_model::{BoardLayout, Point, ViewModel};
-use xq_rules::{Color, Piece, Square};
+use xq_rules::{Color, Move, Piece, Square};
 
 use crate::fonts;
 
@@ -24,6 +24,8 @@ mod palette {
     pub(super) const SELECTED: Color32 = Color32::from_rgb(0x1F, 0x8F, 0x4E);
     pub(super) const TARGET: Color32 = Color32::from_rgba_premultiplied(0x14, 0x70, 0x3C, 0xC0);
     pub(super) const LAST_MOVE: Color32 = Color32::from_rgb(0x2A, 0x6E, 0xC8);
+    /// The hint: a ring on its piece and an arrow to its target.
+    pub(super) const HINT: Color32 = Color32::from_rgb(0x8E, 0x3C, 0xC8);
     pub(super) const CHECK: Color32 = Color32::from_rgb(0xE0, 0x10, 0x10);
     pub(super) const BANNER: Color32 = Color32::from_rgba_premultiplied(210, 210, 210, 210);
 }
@@ -122,6 +124,9 @@ impl Board<'_> {
             } else {
                 self.painter_circle(self.pos(target), 0.13, palette::TARGET);
             }
+        }
+        if let Some(hint) = view.hint_move() {
+            self.hint(hint);
         }
         if let Some(general) = view.checked_general() {
             self.check(general);
@@ -276,6 +281,19 @@ impl Board<'_> {
             r,
             palette::LAST_MOVE.gamma_multiply(0.35),
             Stroke::new(self.width(0.03), palette::LAST_MOVE),
+        );
+    }
+
+    /// The hint: its piece ringed, an arrow to where it goes, and that point marked.
+    fn hint(&self, mv: Move) {
+        let (from, to) = (self.pos(mv.from), self.pos(mv.to));
+        self.ring(from, palette::HINT);
+        let stroke = Stroke::new(self.width(0.06), palette::HINT);
+        self.ui.painter().arrow(from, to - from, stroke);
+        self.ui.painter().circle_stroke(
+            to,
+            self.layout.piece_radius() * 0.6,
+            Stroke::new(self.width(0.05), palette::HINT),
         );
     }
 

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, bail};
-use clap::{ArgGroup, Parser};
+use clap::{ArgGroup, Parser, ValueEnum};
 use eframe::egui;
-use xq_gui_model::Click;
+use xq_engine::Level;
+use xq_gui_model::{Click, ComputerSetup};
+use xq_rules::Color;
 use xq_rules::iccs::Iccs;
 
 use crate::app::XqApp;
@@ -30,6 +32,12 @@ struct Args {
     /// Start a game for two players at this screen.
     #[arg(long, conflicts_with_all = ["connect", "host"])]
     local: bool,
+    /// Play the computer at this level, from 1 (a beginner) to 10 (full strength).
+    #[arg(long, value_name = "LEVEL", conflicts_with_all = ["local", "connect", "host"])]
+    computer: Option<Level>,
+    /// The side to play against the computer (Red moves first).
+    #[arg(long, value_enum, default_value_t = Side::Red, requires = "computer")]
+    side: Side,
     /// Play on the relay at this URL (udp://HOST:PORT, quic://HOST:PORT?fp=HEX or mem://NAME),
     /// entering a room as --create, --join, --quick or --spectate says.
     #[arg(long, value_name = "URL", requires = "entry", conflicts_with = "host")]
@@ -70,12 +78,26 @@ struct Args {
     position: [f32; 2],
 }
 
+/// A side to play, as the command line names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Side {
+    Red,
+    Black,
+}
+
 /// Parses the command line, opens the window and runs it until it closes.
 pub(crate) fn main() -> anyhow::Result<()> {
     let mut args = Args::parse();
     let mut app = XqApp::new(args.local);
     if args.flip {
         app.view.flip();
+    }
+    if let Some(level) = args.computer {
+        let person = match args.side {
+            Side::Red => Color::Red,
+            Side::Black => Color::Black,
+        };
+        app.pending_computer = Some(ComputerSetup { person, level });
     }
     for text in &args.moves {
         play(&mut app, text).with_context(|| format!("cannot play {text}"))?;

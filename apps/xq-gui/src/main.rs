@@ -24,6 +24,9 @@ mod record;
 #[cfg(not(target_arch = "wasm32"))]
 mod screenshot;
 mod sound;
+// The engine on a worker thread; in the browser, `xq-gui-web`'s Web Worker.
+#[cfg(not(target_arch = "wasm32"))]
+mod thinker;
 #[cfg(target_arch = "wasm32")]
 mod web;
 

@@ -43,6 +43,12 @@ impl ConnectPanel {
         self.lobby.poll()
     }
 
+    /// The game against the computer a `#computer` link asked for, if one did since the last
+    /// frame.
+    pub(crate) fn poll_computer(&mut self) -> Option<xq_gui_model::ComputerSetup> {
+        self.lobby.poll_computer()
+    }
+
     /// Whether a room is being entered: the app keeps polling.
     pub(crate) const fn is_busy(&self) -> bool {
         self.lobby.is_busy()

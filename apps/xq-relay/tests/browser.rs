@@ -59,6 +59,9 @@ const GAME_LIMIT: Duration = Duration::from_secs(150);
 /// The phone check.
 const PHONE_LIMIT: Duration = Duration::from_secs(90);
 
+/// The game against the computer, browser's start included.
+const COMPUTER_LIMIT: Duration = Duration::from_secs(90);
+
 /// A page's loading: the bundle's download and compilation, the connection, the room.
 const LOAD: Duration = Duration::from_secs(30);
 
@@ -106,6 +109,60 @@ async fn the_board_and_the_controls_fit_a_phone_screen() {
     tokio::time::timeout(PHONE_LIMIT, check_a_phone())
         .await
         .unwrap_or_else(|_| panic!("the phone check took longer than {PHONE_LIMIT:?}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium, chromedriver and a relay built with XQ_WEB_DIR (see .ci/run)"]
+async fn a_browser_plays_the_computer_whose_engine_runs_in_a_web_worker() {
+    tokio::time::timeout(COMPUTER_LIMIT, play_the_computer())
+        .await
+        .unwrap_or_else(|_| panic!("the computer game took longer than {COMPUTER_LIMIT:?}"));
+}
+
+/// Opens `#computer/1`, plays a move by clicking, and waits for the computer's reply on the
+/// board: it comes from the engine's Web Worker, while the page goes on drawing.
+async fn play_the_computer() {
+    let out = artefacts();
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("no temporary directory: {err}"));
+    let relay = Relay::start(dir.path(), &out.join("computer-relay.log")).await;
+    let driver = Chromedriver::start(&out.join("computer-chromedriver.log")).await;
+    let page = open(&driver, "computer", DESKTOP, dir.path()).await;
+    page.goto(&relay.link("computer/1")).await;
+    expect_the_client(&page).await;
+    page.wait("its turn against the computer", LOAD, |hooks| {
+        (hooks.board.is_some() && hooks.status == "Red to move" && hooks.moves.is_empty())
+            .then_some(())
+    })
+    .await;
+    page.play("h2e2").await;
+    let moves = page
+        .wait("the computer's reply", STEP * 3, |hooks| {
+            (hooks.moves.len() == 2).then(|| hooks.moves.clone())
+        })
+        .await;
+    assert_eq!(moves[0], "h2e2");
+    // The reply is a legal move of Black's, and the page shows it as the position to play on.
+    let position = replay(&moves);
+    assert_eq!(position.turn(), Color::Red);
+    page.wait("Red to move again", STEP, |hooks| {
+        (hooks.status == "Red to move").then_some(())
+    })
+    .await;
+    let (shot, hooks) = page.screenshot(&out, "reply").await;
+    let board = hooks.board.unwrap_or_else(|| panic!("the board went"));
+    shot.check_squares(&board, &position, Square::all())
+        .unwrap_or_else(|err| panic!("computer: {err}"));
+    // A second move, a second reply: the worker serves the whole game.
+    let second = ["h0g2", "b0c2", "i0i1", "a0a1", "e3e4"]
+        .into_iter()
+        .find(|mv| iccs(mv).to_move(&position).is_ok())
+        .unwrap_or_else(|| panic!("no scripted move is legal after {moves:?}"));
+    page.play(second).await;
+    page.wait("the computer's second reply", STEP * 3, |hooks| {
+        (hooks.moves.len() == 4).then_some(())
+    })
+    .await;
+    page.close().await;
 }
 
 async fn play_a_game() {

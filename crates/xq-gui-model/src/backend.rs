@@ -7,8 +7,11 @@ use xq_session::{
     Command, CommandError, Event, Record, RematchError, Status, Timestamp, UndoRequest,
 };
 
-/// A game the view can show and play in: a [`crate::LocalGame`] on this screen, or a game on
-/// a relay (`xq-gui-net`'s `RemoteGame`). The view-model only talks to this trait, so both play
+use crate::Evaluation;
+
+/// A game the view can show and play in: a [`crate::LocalGame`] on this screen, a
+/// [`crate::ComputerGame`] against the computer, or a game on a relay (`xq-gui-net`'s
+/// `RemoteGame`). The view-model only talks to this trait, so both play
 /// through the same code.
 ///
 /// The calling order follows [`xq_session::Match`]: send commands with
@@ -74,6 +77,12 @@ pub trait GameBackend {
     ///
     /// The reason it was refused, as [`check_rematch`](Self::check_rematch) tells it.
     fn rematch(&mut self, now: Timestamp) -> Result<(), BackendError>;
+
+    /// Whether the computer is thinking about its move: the view says so, and keeps drawing
+    /// frames so that its answer is taken in. Only a game against the computer thinks.
+    fn thinking(&self) -> bool {
+        false
+    }
 }
 
 /// Why a backend refused something.
@@ -131,6 +140,8 @@ pub enum Update {
     Reconnected,
     /// The connection ended for good; the text says why.
     Disconnected(String),
+    /// The computer played, and its search judged the game so.
+    Evaluated(Evaluation),
 }
 
 /// Who is connected to a network game, as the status line tells it.

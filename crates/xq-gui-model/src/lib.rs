@@ -15,7 +15,10 @@
 //! - [`Cue`]: the sound each move played or received makes (the app plays it).
 //! - [`GameBackend`]: where commands go and events come from. [`LocalGame`] is two players
 //!   at one screen, driving an `xq_session::Match`; a game on a relay tells who is connected
-//!   as a [`Presence`].
+//!   as a [`Presence`]. [`ComputerGame`] is a game against the computer, whose moves a
+//!   [`Thinker`] finds (a worker thread, a Web Worker) with `xq-engine`.
+//! - Hints and the engine's [`Evaluation`]: in a game at this screen, the best move for the
+//!   side to move, marked on the board, and the last search's score in words.
 //! - [`RelayGame`]: a game on a relay as a [`GameBackend`], read off the client's mirror
 //!   (`xq_client::Mirror`), over any [`RelayLink`] that carries its requests and news.
 //!
@@ -59,9 +62,12 @@
 
 mod action;
 mod backend;
+mod computer;
 mod cue;
 mod dialog;
+mod evaluation;
 mod layout;
+mod line;
 mod local;
 mod move_list;
 mod notation;
@@ -69,17 +75,22 @@ mod orientation;
 mod relay;
 mod selection;
 mod text;
+mod thinker;
 mod view_model;
 
 pub use action::{Action, Buttons};
 pub use backend::{BackendError, GameBackend, Presence, Update};
+pub use computer::{ComputerGame, ComputerSetup};
 pub use cue::Cue;
 pub use dialog::Dialog;
+pub use evaluation::Evaluation;
 pub use layout::{BoardLayout, Point};
+pub use line::ParseLineError;
 pub use local::LocalGame;
 pub use move_list::{MoveEntry, MoveRow};
 pub use notation::Notation;
 pub use orientation::{Cell, Orientation};
 pub use relay::{RelayGame, RelayLink, RelayNews};
 pub use selection::{Click, Selection};
+pub use thinker::{Answer, Goal, RequestId, ThinkError, ThinkRequest, Thinker};
 pub use view_model::{ActionError, Step, ViewModel};

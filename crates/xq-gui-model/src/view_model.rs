@@ -9,8 +9,8 @@ use xq_session::{Action as SessionAction, Command, Event, Replay, Status, Timest
 use crate::move_list::move_rows;
 use crate::text::{capitalized, clock_text, outcome_text, result_text, side_name, turn_text};
 use crate::{
-    Action, BackendError, Buttons, Click, Cue, Dialog, GameBackend, MoveRow, Notation, Orientation,
-    Presence, Selection, Update,
+    Action, BackendError, Buttons, Click, Cue, Dialog, Evaluation, GameBackend, Goal, MoveRow,
+    Notation, Orientation, Presence, RequestId, Selection, ThinkRequest, Thinker, Update,
 };
 
 /// Everything the GUI shows and every input it forwards, as plain data and methods: the egui
@@ -25,6 +25,11 @@ use crate::{
 /// game's events (an opponent's move, a flag) reach the view; every method that sends a
 /// command takes the time too. After the frame's inputs, drain [`poll_cue`](Self::poll_cue)
 /// for the moves to sound.
+///
+/// With a [`Thinker`] of its own ([`set_analyst`](Self::set_analyst)), it gives hints in
+/// games at this screen: [`hint`](Self::hint) asks for the best move of the side to move,
+/// which [`hint_move`](Self::hint_move) marks until a move is played, and the search's score
+/// becomes the [`evaluation`](Self::evaluation), as the computer's own searches do.
 pub struct ViewModel {
     game: Option<Box<dyn GameBackend>>,
     replay: Option<Replay>,
@@ -36,8 +41,26 @@ pub struct ViewModel {
     notice: Option<String>,
     /// The moves to sound, oldest first, until the app drains them.
     cues: VecDeque<Cue>,
+    /// What finds hints, if the app gave one.
+    analyst: Option<Box<dyn Thinker>>,
+    hint: Hint,
+    /// The id of the next hint request.
+    next_hint: u64,
+    /// The last search's verdict: a hint's or the computer's.
+    evaluation: Option<Evaluation>,
     /// Derived from the game or replay; recomputed after each change, not every frame.
     shown: Shown,
+}
+
+/// Where a hint is at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hint {
+    /// None asked for, or the last one is gone with the move it was for.
+    None,
+    /// Asked for, in a position with `turn` to move.
+    Asked { id: RequestId, turn: Color },
+    /// Found: this move, until a move is played.
+    Shown(Move),
 }
 
 #[derive(Default)]
@@ -78,6 +101,9 @@ pub enum ActionError {
     /// No request is waiting for this player's answer.
     #[error("there is nothing to answer")]
     NothingToAnswer,
+    /// Hints are for a game at this screen, on the player's move, one at a time.
+    #[error("no hint now: hints are for games at this screen, on your move")]
+    NoHint,
     /// The game refused the command.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -96,8 +122,17 @@ impl ViewModel {
             notation: Notation::default(),
             notice: None,
             cues: VecDeque::new(),
+            analyst: None,
+            hint: Hint::None,
+            next_hint: 0,
+            evaluation: None,
             shown: Shown::default(),
         }
+    }
+
+    /// Gives the view a [`Thinker`] for hints.
+    pub fn set_analyst(&mut self, analyst: Box<dyn Thinker>) {
+        self.analyst = Some(analyst);
     }
 
     /// Starts showing `game` (closing any replay). The moves it already has make no
@@ -108,11 +143,14 @@ impl ViewModel {
         self.notice = None;
         self.cues.clear();
         self.selection.clear();
+        self.drop_hint();
+        self.evaluation = None;
         self.refresh(now);
     }
 
     /// Lets time pass to `now` and takes in what happened in the game.
     pub fn tick(&mut self, now: Timestamp) {
+        self.take_hint();
         let Some(game) = &mut self.game else { return };
         let updates: Vec<Update> = std::iter::from_fn(|| game.poll_event(now)).collect();
         for update in &updates {
@@ -190,6 +228,78 @@ impl ViewModel {
         pos.is_check().then(|| pos.general(pos.turn()))
     }
 
+    /// Whether [`hint`](Self::hint) would ask for one: the view has a [`Thinker`], a game at
+    /// this screen (no network) is shown, the player is to move, and no hint is on its way.
+    #[must_use]
+    pub fn can_hint(&self) -> bool {
+        let local = self
+            .game
+            .as_ref()
+            .is_some_and(|game| game.presence().is_none());
+        self.analyst.is_some()
+            && local
+            && self.mover().is_some()
+            && !matches!(self.hint, Hint::Asked { .. })
+    }
+
+    /// Asks for the best move of the side to move ([`Goal::HINT`]); it arrives through
+    /// [`tick`](Self::tick) and shows in [`hint_move`](Self::hint_move).
+    ///
+    /// # Errors
+    ///
+    /// [`ActionError::NoHint`] unless [`can_hint`](Self::can_hint).
+    pub fn hint(&mut self) -> Result<(), ActionError> {
+        if !self.can_hint() {
+            return Err(ActionError::NoHint);
+        }
+        let (Some(game), Some(analyst)) = (self.game.as_deref(), self.analyst.as_mut()) else {
+            return Err(ActionError::NoHint);
+        };
+        let record = game.record();
+        let id = RequestId(self.next_hint);
+        self.next_hint += 1;
+        analyst.start(ThinkRequest {
+            id,
+            start: record.start().clone(),
+            moves: record.moves().to_vec(),
+            goal: Goal::HINT,
+        });
+        self.hint = Hint::Asked {
+            id,
+            turn: game.position().turn(),
+        };
+        Ok(())
+    }
+
+    /// The hint to mark on the board, from its square to its target, until a move is played;
+    /// `None` behind a replay.
+    #[must_use]
+    pub fn hint_move(&self) -> Option<Move> {
+        match self.hint {
+            Hint::Shown(mv) if self.replay.is_none() => Some(mv),
+            _ => None,
+        }
+    }
+
+    /// Whether a hint is being looked for.
+    #[must_use]
+    pub const fn hinting(&self) -> bool {
+        matches!(self.hint, Hint::Asked { .. })
+    }
+
+    /// Whether the computer is thinking about its move.
+    #[must_use]
+    pub fn thinking(&self) -> bool {
+        self.game.as_ref().is_some_and(|game| game.thinking())
+    }
+
+    /// How the last search (the computer's move, or a hint) judged the game, until another
+    /// game starts.
+    #[must_use]
+    pub const fn evaluation(&self) -> Option<Evaluation> {
+        self.evaluation
+    }
+
     /// Handles a click on `square` (`None`: off the board): picks up a piece of the side the
     /// player may move now, puts it back, or plays the move to a legal target.
     ///
@@ -238,6 +348,10 @@ impl ViewModel {
             .playing_mut()
             .and_then(|game| game.rematch(now).map_err(ActionError::from));
         self.selection.clear();
+        if result.is_ok() {
+            self.drop_hint();
+            self.evaluation = None;
+        }
         self.after(now, result)
     }
 
@@ -475,10 +589,45 @@ impl ViewModel {
         result
     }
 
+    /// Takes in the hint asked for, once it is found.
+    fn take_hint(&mut self) {
+        let (Hint::Asked { id, turn }, Some(analyst)) = (self.hint, self.analyst.as_mut()) else {
+            return;
+        };
+        let Some(answer) = std::iter::from_fn(|| analyst.poll()).find(|answer| answer.id == id)
+        else {
+            return;
+        };
+        match answer.thought {
+            Ok(thought) => {
+                self.hint = Hint::Shown(thought.best);
+                self.evaluation = Some(Evaluation::new(turn, thought.score));
+            }
+            Err(error) => {
+                self.hint = Hint::None;
+                self.notice = Some(error.to_string());
+            }
+        }
+    }
+
+    /// Forgets the hint: the position it was for is gone.
+    fn drop_hint(&mut self) {
+        if matches!(self.hint, Hint::Asked { .. })
+            && let Some(analyst) = &mut self.analyst
+        {
+            analyst.cancel();
+        }
+        self.hint = Hint::None;
+    }
+
     /// Updates the selection, the notice and the cues for one update of the game.
     fn take_in(&mut self, update: &Update) {
         if let Update::Game(event) = update {
             self.cues.extend(Cue::of(event));
+        }
+        if let Update::Evaluated(evaluation) = update {
+            self.evaluation = Some(*evaluation);
+            return;
         }
         let notice = match update {
             Update::Game(event) => match game_notice(event) {
@@ -503,6 +652,7 @@ impl ViewModel {
             Update::Reconnecting(why) => Some(format!("Connection lost ({why}); reconnecting")),
             Update::Reconnected => Some("Reconnected".to_owned()),
             Update::Disconnected(why) => Some(format!("Disconnected: {why}")),
+            Update::Evaluated(_) => return,
         };
         if matches!(
             update,
@@ -511,6 +661,7 @@ impl ViewModel {
                 | Update::Reconnected
         ) {
             self.selection.clear();
+            self.drop_hint();
         }
         self.notice = notice;
     }

@@ -5,7 +5,7 @@
 //!   that enters the room a link names ([`Entry`]) — taking this browser's seat back with its
 //!   stored resume token when it has one — and then carries the game's requests and news.
 //! - [`Route`]: the location hash, parsed strictly (`#create`, `#join/CODE`, `#watch/CODE`,
-//!   `#quick`, or none for the lobby), and [`share_link`], the link that brings the opponent
+//!   `#quick`, `#computer/LEVEL/SIDE`, or none for the lobby), and [`share_link`], the link that brings the opponent
 //!   in; [`token_key`], [`token_text`] and [`parse_token`]: how resume tokens are kept in
 //!   `localStorage`; [`relay_url`]: where the relay's WebSocket is.
 //! - [`Hooks`] and the `*_attr` functions: the data attributes written on the canvas for a
@@ -16,8 +16,9 @@
 //! over a `WebLink` that drives a [`Session`] over `web_sys::WebSocket` (binary frames, one
 //! protocol frame per message), its timers from `setTimeout` and its clock from
 //! `performance.now()`; `WebLobby`, which follows the location hash, keeps resume tokens in
-//! `localStorage` and hands over each game; `CanvasHooks`, which writes the hooks; and
-//! `download`, which saves a text as a file.
+//! `localStorage` and hands over each game (and the game against the computer a `#computer`
+//! link asks for); `WebThinker`, the computer's engine in a Web Worker (`xq-engine-web`);
+//! `CanvasHooks`, which writes the hooks; and `download`, which saves a text as a file.
 //!
 //! Everything above the browser's side compiles and is tested on the host.
 //!
@@ -49,7 +50,7 @@ pub use route::{Entry, Route, RouteError, relay_url, share_link};
 pub use session::{EntryError, Session};
 pub use token::{ParseTokenError, parse_token, token_key, token_text};
 #[cfg(target_arch = "wasm32")]
-pub use web::{CanvasHooks, Wake, WebError, WebGame, WebLink, WebLobby, download};
+pub use web::{CanvasHooks, Wake, WebError, WebGame, WebLink, WebLobby, WebThinker, download};
 
 /// The README's example, run as a doc test.
 #[cfg(doctest)]

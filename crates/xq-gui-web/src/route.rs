@@ -3,7 +3,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+use xq_engine::Level;
+use xq_gui_model::ComputerSetup;
 use xq_protocol::{ParseRoomCodeError, RoomCode};
+use xq_rules::Color;
 
 /// What the page was opened for: the web lobby, or a way into a room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,6 +15,9 @@ pub enum Route {
     Lobby,
     /// Straight into a room.
     Enter(Entry),
+    /// `#computer`, `#computer/LEVEL` or `#computer/LEVEL/black`: a game against the computer
+    /// in this browser, at level 3 and playing Red unless the link says otherwise.
+    Computer(ComputerSetup),
 }
 
 /// A way into a room on the relay, as a link names it.
@@ -37,6 +43,11 @@ pub enum RouteError {
     /// `#join` or `#watch` without a room code.
     #[error("the link #{0} needs a room code: #{0}/CODE")]
     MissingCode(&'static str),
+    /// The level or side of `#computer/…` is not one.
+    #[error(
+        "bad link #computer/{0}: expected #computer/LEVEL (1 to 10) or #computer/LEVEL/red|black"
+    )]
+    BadComputer(String),
     /// The room code of `#join/…` or `#watch/…` is not one.
     #[error("bad room code {code:?} in the link: {source}")]
     BadCode {
@@ -74,6 +85,9 @@ impl Route {
         if text.is_empty() {
             return Ok(Self::Lobby);
         }
+        if let Some(rest) = text.strip_prefix("computer") {
+            return computer(rest).map(Self::Computer);
+        }
         text.parse().map(Self::Enter)
     }
 
@@ -83,8 +97,38 @@ impl Route {
         match self {
             Self::Lobby => String::new(),
             Self::Enter(entry) => format!("#{entry}"),
+            Self::Computer(setup) => {
+                let side = match setup.person {
+                    Color::Red => "red",
+                    Color::Black => "black",
+                };
+                format!("#computer/{}/{side}", setup.level)
+            }
         }
     }
+}
+
+/// The game a `#computer` link asks for, from what follows `computer`: nothing, `/LEVEL` or
+/// `/LEVEL/SIDE`.
+fn computer(rest: &str) -> Result<ComputerSetup, RouteError> {
+    let bad = || RouteError::BadComputer(rest.trim_start_matches('/').to_owned());
+    let mut setup = ComputerSetup::default();
+    if rest.is_empty() {
+        return Ok(setup);
+    }
+    let parts: Vec<&str> = rest.strip_prefix('/').ok_or_else(bad)?.split('/').collect();
+    let (level, side) = match parts[..] {
+        [level] => (level, None),
+        [level, side] => (level, Some(side)),
+        _ => return Err(bad()),
+    };
+    setup.level = level.parse::<Level>().map_err(|_| bad())?;
+    setup.person = match side {
+        None | Some("red") => Color::Red,
+        Some("black") => Color::Black,
+        Some(_) => return Err(bad()),
+    };
+    Ok(setup)
 }
 
 impl Entry {
@@ -185,6 +229,11 @@ mod tests {
             Route::Enter(Entry::Join(code())),
             Route::Enter(Entry::Watch(code())),
             Route::Enter(Entry::Quick),
+            Route::Computer(ComputerSetup::default()),
+            Route::Computer(ComputerSetup {
+                person: Color::Black,
+                level: Level::MAX,
+            }),
         ] {
             assert_eq!(Route::from_hash(&route.to_hash()), Ok(route), "{route:?}");
         }
@@ -193,6 +242,34 @@ mod tests {
             Route::from_hash("join/K7QX3M"),
             Ok(Route::Enter(Entry::Join(code())))
         );
+    }
+
+    #[test]
+    fn a_computer_link_names_a_level_and_a_side() {
+        let setup = |hash: &str| match Route::from_hash(hash) {
+            Ok(Route::Computer(setup)) => Ok(setup),
+            Ok(other) => panic!("{hash}: {other:?}"),
+            Err(error) => Err(error),
+        };
+        assert_eq!(setup("#computer"), Ok(ComputerSetup::default()));
+        let five = setup("#computer/5").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((five.level.get(), five.person), (5, Color::Red));
+        let black = setup("#computer/10/black").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((black.level, black.person), (Level::MAX, Color::Black));
+        for bad in [
+            "#computer/0",
+            "#computer/11",
+            "#computer/x",
+            "#computer/3/blue",
+            "#computer/",
+            "#computers",
+            "#computer/3/red/x",
+        ] {
+            assert!(
+                matches!(setup(bad), Err(RouteError::BadComputer(_))),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -4,12 +4,14 @@
 mod dom;
 mod driver;
 mod lobby;
+mod thinker;
 
 use xq_gui_model::RelayGame;
 
 pub use self::dom::{CanvasHooks, WebError, download};
 pub use self::driver::{Wake, WebLink};
 pub use self::lobby::WebLobby;
+pub use self::thinker::WebThinker;
 
 /// A game on the relay that served the page, played (or watched) in this browser: the
 /// model's [`RelayGame`], the same as the desktop's, over a [`WebLink`].

@@ -1,7 +1,9 @@
 //! The controls beside (or below) the board: whose turn and the clocks, who is connected, the
 //! result, the game's buttons, the move list, the record and the connect panel.
 
-use eframe::egui::{self, Color32, Frame, Margin, RichText, ScrollArea, Sense, Ui, vec2};
+use eframe::egui::{
+    self, CollapsingHeader, Color32, Frame, Margin, RichText, ScrollArea, Sense, Slider, Ui, vec2,
+};
 use xq_gui_model::{Action, MoveEntry, Notation, Presence, Step};
 use xq_rules::Color;
 use xq_session::Timestamp;
@@ -22,6 +24,7 @@ impl XqApp {
     pub(super) fn controls(&mut self, ui: &mut Ui, now: Timestamp) {
         ui.heading("xq · 象棋");
         self.turn_and_clocks(ui, now);
+        self.engine_lines(ui);
         self.connection(ui);
         if let Some(result) = self.view.result_line() {
             ui.label(RichText::new(result).heading().strong());
@@ -36,6 +39,9 @@ impl XqApp {
             }
             self.hits
                 .note("Mute", ui.checkbox(&mut self.speaker.muted, "Mute"));
+            if button(&mut self.hits, ui, "Hint", self.view.can_hint()) {
+                let _ = self.view.hint();
+            }
         });
         let buttons = self.view.buttons();
         ui.horizontal_wrapped(|ui| {
@@ -52,6 +58,8 @@ impl XqApp {
         self.move_list(ui, now);
         ui.separator();
         self.record.show(ui, &mut self.view, now, &mut self.hits);
+        ui.separator();
+        self.computer_panel(ui);
         ui.separator();
         self.connect.show(ui, &mut self.hits);
     }
@@ -73,6 +81,45 @@ impl XqApp {
                 clock(ui, &format!("{name} {left}"), to_move == Some(side));
             }
         });
+    }
+
+    /// What the engine is doing and what it last found: the computer thinking, a hint being
+    /// looked for, the evaluation.
+    fn engine_lines(&self, ui: &mut Ui) {
+        if self.view.thinking() {
+            ui.label(RichText::new("The computer is thinking…").italics());
+        }
+        if self.view.hinting() {
+            ui.label(RichText::new("Looking for a hint…").italics());
+        }
+        if let Some(evaluation) = self.view.evaluation() {
+            ui.label(evaluation.to_string());
+        }
+    }
+
+    /// "Play the computer": a level from 1 to 10, a side, and the button that starts it.
+    fn computer_panel(&mut self, ui: &mut Ui) {
+        CollapsingHeader::new("Against the computer")
+            .default_open(false)
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    let label = ui.label("Level");
+                    let slider = ui
+                        .add(Slider::new(&mut self.computer.level, 1..=10))
+                        .labelled_by(label.id);
+                    self.hits.note("Level", slider);
+                });
+                ui.horizontal(|ui| {
+                    for (side, name) in [(Color::Red, "Play Red"), (Color::Black, "Play Black")] {
+                        let radio = ui.radio_value(&mut self.computer.person, side, name);
+                        self.hits.note(name, radio);
+                    }
+                });
+                if button(&mut self.hits, ui, "Play the computer", true) {
+                    let setup = self.computer.setup();
+                    self.new_computer_game(ui.ctx(), setup);
+                }
+            });
     }
 
     /// Who is connected to a network game: a coloured dot and the words.

@@ -633,3 +633,86 @@ fn a_network_game_shows_turn_and_connection_sounds_on_both_screens_and_saves_whe
     assert!(text.contains("[Result \"1-0\"]"), "{text}");
     assert!(text.ends_with("1. h2e2 1-0\n"), "{text}");
 }
+
+/// Runs frames until `done` holds, or fails after `limit`; returns how many frames ran.
+fn frames_until(
+    harness: &mut Harness<'_, XqApp>,
+    what: &str,
+    limit: std::time::Duration,
+    done: impl Fn(&XqApp) -> bool,
+) -> usize {
+    let start = std::time::Instant::now();
+    let mut frames = 0;
+    while !done(harness.state()) {
+        assert!(start.elapsed() < limit, "{what} within {limit:?}");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        harness.step();
+        frames += 1;
+    }
+    harness.run();
+    frames
+}
+
+#[test]
+fn the_computer_replies_on_its_thread_while_the_window_keeps_drawing() {
+    let mut harness = harness(false);
+    harness.get_by_label("Against the computer").click();
+    harness.run();
+    // A level that searches long enough for frames to come in between.
+    harness.state_mut().computer.level = 7;
+    assert!(is_enabled(&harness, "Play Red"));
+    click_named(&mut harness, "Play the computer");
+    harness.get_by_label("Your turn (Red)");
+    let (from, to) = (at(&harness, Square::H2), at(&harness, Square::E2));
+    click_at(&mut harness, from);
+    click_at(&mut harness, to);
+    assert_eq!(harness.state().view.ply(), 1);
+    // The move is on the board at once; the reply comes from the worker thread while frames
+    // go on being drawn, and the board takes no click for the computer's side meanwhile.
+    assert!(harness.state().view.thinking());
+    harness.get_by_label("The computer is thinking…");
+    let frames = frames_until(
+        &mut harness,
+        "the computer's reply",
+        std::time::Duration::from_secs(20),
+        |app| app.view.ply() == 2,
+    );
+    assert!(frames >= 1, "no frame was drawn while the computer thought");
+    harness.get_by_label("Your turn (Red)");
+    harness.get_by_label_contains("Evaluation");
+    let view = &harness.state().view;
+    let moved = view
+        .last_move()
+        .and_then(|mv| view.position().board().piece_at(mv.to));
+    assert_eq!(moved.map(|piece| piece.color), Some(xq_rules::Color::Black));
+    // Undo takes both moves back, granted at once.
+    click_named(&mut harness, "Request undo");
+    assert_eq!(harness.state().view.ply(), 0);
+    assert!(harness.query_by_label("Accept").is_none());
+}
+
+#[test]
+fn a_hint_in_a_local_game_marks_a_move_and_shows_the_evaluation() {
+    let mut harness = harness(true);
+    assert!(is_enabled(&harness, "Hint"));
+    click_named(&mut harness, "Hint");
+    frames_until(
+        &mut harness,
+        "the hint",
+        std::time::Duration::from_secs(20),
+        |app| app.view.hint_move().is_some(),
+    );
+    let hint = harness
+        .state()
+        .view
+        .hint_move()
+        .unwrap_or_else(|| panic!("a hint"));
+    assert!(xq_rules::Position::startpos().is_legal(hint), "{hint}");
+    harness.get_by_label_contains("Evaluation");
+    // Playing it takes the mark away.
+    let (from, to) = (at(&harness, hint.from), at(&harness, hint.to));
+    click_at(&mut harness, from);
+    click_at(&mut harness, to);
+    assert_eq!(harness.state().view.hint_move(), None);
+    assert_eq!(harness.state().view.last_move(), Some(hint));
+}

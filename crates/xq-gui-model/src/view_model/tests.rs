@@ -708,3 +708,101 @@ fn a_finished_network_game_shows_its_result_and_saves_as_pgn() {
     assert!(text.contains("[Result \"1-0\"]"), "{text}");
     assert!(text.ends_with("1. h2e2 1-0\n"), "{text}");
 }
+
+/// A view of a new local game with a hint thinker, and the thinker's desk.
+fn hinted() -> (ViewModel, Rc<RefCell<crate::thinker::testing::Desk>>) {
+    let (thinker, desk) = crate::thinker::testing::EngineThinker::new();
+    let mut view = ViewModel::new();
+    view.set_analyst(thinker);
+    view.start(
+        ms(0),
+        Box::new(LocalGame::new(MatchConfig::default(), ms(0))),
+    );
+    (view, desk)
+}
+
+#[test]
+fn a_hint_marks_a_legal_move_of_the_side_to_move_until_a_move_is_played() {
+    let (mut view, desk) = hinted();
+    play(&mut view, ms(0), "h2e2");
+    assert!(view.can_hint());
+    assert_eq!(view.evaluation(), None);
+    assert_eq!(view.hint(), Ok(()));
+    assert!(view.hinting());
+    assert!(!view.can_hint(), "one hint at a time");
+    assert_eq!(view.hint(), Err(ActionError::NoHint));
+    assert_eq!(desk.borrow().started.len(), 1);
+    assert_eq!(desk.borrow().started[0].goal, Goal::HINT);
+    view.tick(ms(0));
+    let Some(hint) = view.hint_move() else {
+        panic!("no hint shown");
+    };
+    assert!(view.position().is_legal(hint), "{hint}");
+    assert_eq!(view.position().turn(), Color::Black);
+    assert!(
+        view.evaluation().is_some(),
+        "the hint's search scored the game"
+    );
+    // Playing the hint (or any move) takes the mark off; the evaluation stays.
+    play(&mut view, ms(0), &hint.to_string());
+    assert_eq!(view.hint_move(), None);
+    assert!(view.evaluation().is_some());
+}
+
+#[test]
+fn a_hint_still_on_its_way_is_dropped_by_a_move() {
+    let (mut view, desk) = hinted();
+    desk.borrow_mut().hold = true;
+    assert_eq!(view.hint(), Ok(()));
+    play(&mut view, ms(0), "h2e2");
+    assert_eq!(desk.borrow().cancelled, 1);
+    desk.borrow_mut().hold = false;
+    view.tick(ms(0));
+    assert_eq!(view.hint_move(), None);
+    assert!(!view.hinting());
+    assert!(view.can_hint());
+}
+
+#[test]
+fn no_hints_on_a_relay_or_without_a_thinker() {
+    let (mut view, _presence) = on_relay(RED, Presence::Connected);
+    assert!(!view.can_hint(), "no thinker");
+    let (thinker, _desk) = crate::thinker::testing::EngineThinker::new();
+    view.set_analyst(thinker);
+    assert!(!view.can_hint(), "a game on a relay");
+    assert_eq!(view.hint(), Err(ActionError::NoHint));
+}
+
+#[test]
+fn against_the_computer_the_reply_comes_by_tick_with_its_evaluation() {
+    let (thinker, _desk) = crate::thinker::testing::EngineThinker::new();
+    let game = crate::ComputerGame::new(
+        MatchConfig::default(),
+        crate::ComputerSetup::default(),
+        7,
+        thinker,
+        ms(0),
+    );
+    let mut view = ViewModel::new();
+    view.start(ms(0), Box::new(game));
+    assert_eq!(view.turn_line().as_deref(), Some("Your turn (Red)"));
+    assert_eq!(view.click(ms(0), Some(Square::H7)), Ok(Click::Ignored));
+    play(&mut view, ms(0), "h2e2");
+    // The reply was found as the move was taken in; a frame later it is on the board.
+    view.tick(ms(10));
+    assert_eq!(view.move_rows().len(), 1);
+    assert_eq!(view.ply(), 2);
+    assert!(!view.thinking());
+    assert_eq!(view.turn_line().as_deref(), Some("Your turn (Red)"));
+    let evaluation = view.evaluation().map(|e| e.to_string());
+    assert!(
+        evaluation
+            .as_deref()
+            .is_some_and(|text| text.starts_with("Evaluation") || text.contains("mates")),
+        "{evaluation:?}"
+    );
+    // Undo takes back both moves at once, with no dialog.
+    assert_eq!(view.act(ms(20), Action::RequestUndo).map(|_| ()), Ok(()));
+    assert_eq!(view.dialog(), None);
+    assert_eq!(view.ply(), 0);
+}

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use xq_client::{ClientOptions, Room};
-use xq_gui_model::RelayGame;
+use xq_gui_model::{ComputerSetup, RelayGame};
 use xq_protocol::{ResumeToken, RoomCode};
 
 use super::driver::{Driver, Wake, WebLink};
@@ -33,6 +33,8 @@ pub struct WebLobby {
     kept: Option<(RoomCode, ResumeToken)>,
     status: Option<String>,
     error: Option<String>,
+    /// The game against the computer a `#computer` link asked for, until the app takes it.
+    computer: Option<ComputerSetup>,
     wake: Wake,
     /// Wakes the app when the hash changes, so a link typed in the address bar is followed
     /// at once rather than at the next frame.
@@ -51,6 +53,7 @@ impl WebLobby {
             kept: None,
             status: None,
             error: None,
+            computer: None,
             _hash_changes: dom::listen("hashchange", Rc::clone(&wake)),
             wake,
         }
@@ -111,6 +114,13 @@ impl WebLobby {
                 None
             }
         }
+    }
+
+    /// The game against the computer a `#computer` link asked for since the last call: the
+    /// app starts it (with a thinker of its own).
+    pub fn poll_computer(&mut self) -> Option<ComputerSetup> {
+        self.follow_hash();
+        self.computer.take()
     }
 
     /// Whether a room is being entered: the buttons wait.
@@ -183,6 +193,10 @@ impl WebLobby {
             // The link of the game being played is where the page is already.
             Ok(Route::Enter(entry)) if self.is_current(entry) => {}
             Ok(Route::Enter(entry)) => self.enter(entry),
+            Ok(Route::Computer(setup)) => {
+                self.error = None;
+                self.computer = Some(setup);
+            }
             Err(error) => self.fail(error.to_string()),
         }
     }
