@@ -372,19 +372,12 @@ impl<'a> Search<'a> {
             let quiet = child.play_unchecked(mv).is_none();
             let gives_check = child.is_check();
             let killer = killers.contains(&Some(mv));
-            if prune
-                && quiet
-                && !gives_check
-                && i > 0
-                && best > -MATE_BOUND
-                // A quiet move that leaves no reply is a win (stalemate loses): never pruned.
-                && child.has_legal_move()
-            {
+            if prune && quiet && !gives_check && i > 0 && best > -MATE_BOUND {
                 // Futility and late-move pruning: quiet moves far below alpha near the leaves.
-                if depth <= 3 && eval + 80 + 110 * depth <= alpha {
-                    continue;
-                }
-                if depth <= 3 && i as i32 >= 5 + 4 * depth * depth && !killer {
+                let futile = depth <= 3 && eval + 80 + 110 * depth <= alpha;
+                let late = depth <= 3 && i as i32 >= 5 + 4 * depth * depth && !killer;
+                // A quiet move that leaves no reply wins (stalemate loses): never pruned.
+                if (futile || late) && child.has_legal_move() {
                     continue;
                 }
             }
