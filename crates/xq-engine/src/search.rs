@@ -6,6 +6,7 @@
 //! node that repeats a position of its path or of the game before the root.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use xq_rules::{Color, Move, Piece, Position, Role, Square};
@@ -31,8 +32,9 @@ pub(crate) struct Heuristics {
     killers: Vec<[Option<Move>; 2]>,
     /// By side and `from * 90 + to`.
     history: Vec<i32>,
-    /// Cycle rulings by a hash of the cycle's positions.
-    cycles: HashMap<u64, GameResult>,
+    /// Cycle rulings by a hash of the cycle's positions. A fixed hasher: no randomness, which
+    /// `wasm32-unknown-unknown` would not have anyway.
+    cycles: HashMap<u64, GameResult, BuildHasherDefault<DefaultHasher>>,
 }
 
 /// The bound on history scores, below the killers' ordering keys.
@@ -45,7 +47,7 @@ impl Heuristics {
         Self {
             killers: vec![[None; 2]; MAX_PLY + 2],
             history: vec![0; 2 * 90 * 90],
-            cycles: HashMap::new(),
+            cycles: HashMap::default(),
         }
     }
 
