@@ -6,6 +6,7 @@
 //! node that repeats a position of its path or of the game before the root.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use xq_rules::{Color, Move, Piece, Position, Role, Square};
@@ -31,8 +32,9 @@ pub(crate) struct Heuristics {
     killers: Vec<[Option<Move>; 2]>,
     /// By side and `from * 90 + to`.
     history: Vec<i32>,
-    /// Cycle rulings by a hash of the cycle's positions.
-    cycles: HashMap<u64, GameResult>,
+    /// Cycle rulings by a hash of the cycle's positions. A fixed hasher: no randomness, which
+    /// `wasm32-unknown-unknown` would not have anyway.
+    cycles: HashMap<u64, GameResult, BuildHasherDefault<DefaultHasher>>,
 }
 
 /// The bound on history scores, below the killers' ordering keys.
@@ -45,7 +47,7 @@ impl Heuristics {
         Self {
             killers: vec![[None; 2]; MAX_PLY + 2],
             history: vec![0; 2 * 90 * 90],
-            cycles: HashMap::new(),
+            cycles: HashMap::default(),
         }
     }
 
@@ -372,19 +374,12 @@ impl<'a> Search<'a> {
             let quiet = child.play_unchecked(mv).is_none();
             let gives_check = child.is_check();
             let killer = killers.contains(&Some(mv));
-            if prune
-                && quiet
-                && !gives_check
-                && i > 0
-                && best > -MATE_BOUND
-                // A quiet move that leaves no reply is a win (stalemate loses): never pruned.
-                && child.has_legal_move()
-            {
+            if prune && quiet && !gives_check && i > 0 && best > -MATE_BOUND {
                 // Futility and late-move pruning: quiet moves far below alpha near the leaves.
-                if depth <= 3 && eval + 80 + 110 * depth <= alpha {
-                    continue;
-                }
-                if depth <= 3 && i as i32 >= 5 + 4 * depth * depth && !killer {
+                let futile = depth <= 3 && eval + 80 + 110 * depth <= alpha;
+                let late = depth <= 3 && i as i32 >= 5 + 4 * depth * depth && !killer;
+                // A quiet move that leaves no reply wins (stalemate loses): never pruned.
+                if (futile || late) && child.has_legal_move() {
                     continue;
                 }
             }
