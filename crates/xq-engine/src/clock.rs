@@ -41,6 +41,35 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The tighter of each bound of `self` and `other`: a search that stops at whichever
+    /// comes first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use xq_engine::Limits;
+    ///
+    /// let both = Limits::nodes(5_000).within(&Limits::movetime(Duration::from_secs(1)));
+    /// assert_eq!((both.nodes, both.deadline), (Some(5_000), Some(Duration::from_secs(1))));
+    /// assert_eq!(Limits::depth(3).within(&Limits::depth(5)).depth, Some(3));
+    /// ```
+    #[must_use]
+    pub fn within(&self, other: &Self) -> Self {
+        fn tighter<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        Self {
+            depth: tighter(self.depth, other.depth),
+            nodes: tighter(self.nodes, other.nodes),
+            deadline: tighter(self.deadline, other.deadline),
+            soft_deadline: tighter(self.soft_deadline, other.soft_deadline),
+        }
+    }
+
     /// A search of `depth` plies.
     #[must_use]
     pub const fn depth(depth: u32) -> Self {

@@ -153,7 +153,8 @@ impl Engine {
 
     /// Chooses a move at a strength `level` for people: the level's node budget, and at
     /// levels below the top a random preference among the moves, drawn from `seed`, so that
-    /// the same seed plays the same game. Thinks for [`Level::TIME`] at most.
+    /// the same seed plays the same game. Thinks for [`Level::TIME`] at most, and within
+    /// `limits` too (a clock's, for a level in a timed game; [`Limits::default`] for none).
     ///
     /// # Errors
     ///
@@ -162,6 +163,7 @@ impl Engine {
         &mut self,
         game: &Game,
         level: Level,
+        limits: &Limits,
         seed: u64,
         clock: &dyn Clock,
         stop: &AtomicBool,
@@ -181,7 +183,8 @@ impl Engine {
                 RootMove::new(mv, bonus)
             })
             .collect();
-        self.run(game, &level.limits(), clock, stop, &mut |_| {}, root_moves)
+        let limits = level.limits().within(limits);
+        self.run(game, &limits, clock, stop, &mut |_| {}, root_moves)
     }
 
     fn run(

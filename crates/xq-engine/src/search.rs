@@ -480,8 +480,14 @@ impl<'a> Search<'a> {
             alpha = alpha.max(stand);
             best = stand;
         }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
+        // Out of check only captures are searched, so only they are generated; a side with
+        // none may still have no move at all, and then it has lost.
+        let moves = if in_check {
+            pos.legal_moves()
+        } else {
+            pos.legal_captures()
+        };
+        if moves.is_empty() && (in_check || !pos.has_legal_move()) {
             return -(MATE - ply as i32);
         }
         let mut list = xq_rules::MoveList::new();

@@ -276,7 +276,7 @@ fn levels_play_legal_moves_the_same_way_for_the_same_seed() {
                     hash_mib: 1,
                     ..Options::default()
                 })
-                .think(game, level, seed, &Frozen, &stop)
+                .think(game, level, &Limits::default(), seed, &Frozen, &stop)
                 .unwrap_or_else(|e| panic!("{e}"))
                 .best
             };

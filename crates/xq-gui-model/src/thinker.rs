@@ -101,7 +101,9 @@ impl ThinkRequest {
             .map_err(|error| ThinkError::Illegal(error.to_string()))
             .and_then(|game| {
                 match self.goal {
-                    Goal::Play { level, seed } => engine.think(&game, level, seed, clock, stop),
+                    Goal::Play { level, seed } => {
+                        engine.think(&game, level, &Limits::default(), seed, clock, stop)
+                    }
                     Goal::Analyse(limits) => {
                         engine.search(&game, &limits, clock, stop, &mut |_| {})
                     }
