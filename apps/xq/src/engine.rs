@@ -187,9 +187,9 @@ pub(crate) struct Request {
     /// The game so far; the engine moves in its current position.
     pub(crate) game: Game,
     /// The strength: at the top level a search within `limits`; below it the level's own
-    /// budget and seeded randomness, as people meet it in the GUI.
+    /// budget and seeded randomness, as people meet it in the GUI, within `limits` too.
     pub(crate) level: Level,
-    /// The search's limits at the top level.
+    /// The search's limits: the time control's, or a fixed budget.
     pub(crate) limits: Limits,
     /// Draws the randomness of the levels below the top.
     pub(crate) seed: u64,
@@ -207,7 +207,7 @@ impl Request {
         if self.level == Level::MAX {
             engine.search(&self.game, &self.limits, clock, stop, report)
         } else {
-            engine.think(&self.game, self.level, self.seed, clock, stop)
+            engine.think(&self.game, self.level, &self.limits, self.seed, clock, stop)
         }
     }
 }
