@@ -27,11 +27,15 @@ pub(crate) fn play(start: &Position, moves: &[Move], rule: RepetitionRule) -> (S
 /// A random position after `plies` random legal moves from the start (choices taken modulo
 /// the number of moves), and a two-move shuttle from it: a move of each side and both moves
 /// back, none a capture. `None` if the choices give no such shuttle.
+///
+/// Moves are chosen from sorted lists, so the same choices give the same shuttle whatever
+/// order the move generator lists moves in.
 pub(crate) fn shuttle(choices: &[usize]) -> Option<(Position, Vec<Move>)> {
     let (walk, pick) = choices.split_at(choices.len() - 2);
     let mut pos = Position::startpos();
     for &choice in walk {
-        let moves = pos.legal_moves();
+        let mut moves = pos.legal_moves();
+        moves.sort_unstable();
         if moves.is_empty() {
             return None;
         }
@@ -40,11 +44,12 @@ pub(crate) fn shuttle(choices: &[usize]) -> Option<(Position, Vec<Move>)> {
     let start = pos.clone();
     let mut cycle = Vec::new();
     for &choice in pick {
-        let quiet: Vec<Move> = pos
+        let mut quiet: Vec<Move> = pos
             .legal_moves()
             .into_iter()
             .filter(|mv| pos.board().piece_at(mv.to).is_none())
             .collect();
+        quiet.sort_unstable();
         // Moves that check or threaten, when there are any, so that cycles of checks and
         // chases come up as well as idle ones.
         let forcing: Vec<Move> = quiet
