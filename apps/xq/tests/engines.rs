@@ -415,3 +415,46 @@ async fn engine_bots_through_the_relay_over_quic() {
         builtin_against_fairy_stockfish("quic://127.0.0.1:0", &fairy).await;
     }
 }
+
+#[test]
+fn an_engine_that_plays_an_illegal_move_loses_the_match_game() {
+    // A real process that speaks UCI and then answers every search with a chariot jump.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("cheat.sh");
+    std::fs::write(
+        &script,
+        "while read -r line; do\n  case \"$line\" in\n    uci) echo 'id name Cheat'; echo uciok ;;\n    isready) echo readyok ;;\n    go*) echo 'bestmove a0a5' ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    )
+    .expect("write the script");
+    let cheat = format!("sh {}", script.to_str().expect("utf-8 path"));
+    let pgn_path = dir.path().join("games.pgn");
+    let out = xq(&[
+        "match",
+        "--engine",
+        "builtin:1",
+        "--engine",
+        &cheat,
+        "--games",
+        "2",
+        "--tc",
+        "nodes=500",
+        "--opening-plies",
+        "0",
+        "--pgn",
+        pgn_path.to_str().expect("utf-8 path"),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    // Whatever its colour, the cheat loses at its first move, and the record says why.
+    assert!(
+        stdout.contains("W/D/L 2/0/0"),
+        "the cheat must lose both games: {stdout}"
+    );
+    let abandoned = stdout
+        .lines()
+        .filter(|l| l.starts_with("game ") && l.contains("(abandonment: Cheat: "))
+        .count();
+    assert_eq!(abandoned, 2, "{stdout}");
+    let text = std::fs::read_to_string(&pgn_path).expect("the PGN file");
+    assert_eq!(text.matches("[Forfeit \"Cheat: ").count(), 2, "{text}");
+}
