@@ -98,6 +98,7 @@ mod storage;
 pub mod testing;
 mod wire;
 
+pub use archive::ClusterArchive;
 pub use cluster::{Cluster, Location, Lookup};
 pub use error::{ClusterError, WireError};
 pub use journal::{Append, ArchivedGame, Change, ReplayError, Writer};

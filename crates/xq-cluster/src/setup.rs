@@ -30,6 +30,29 @@ pub(crate) struct Ready {
     pub(crate) tokens: kv::Store,
 }
 
+/// Connects to the servers and binds the archive stream only, within the connect timeout:
+/// for reading the archive, with nothing created or changed.
+pub(crate) async fn connect_archive(
+    options: &ClusterOptions,
+) -> Result<stream::Stream, ClusterError> {
+    if options.servers.is_empty() {
+        return Err(ClusterError::NoServers);
+    }
+    let servers = options.servers.join(",");
+    let bind = async {
+        let (_client, js) = dial(options).await?;
+        js.get_stream(GAMES_STREAM)
+            .await
+            .map_err(|err| ClusterError::nats("find the archive stream", err))
+    };
+    tokio::time::timeout(options.connect_timeout, bind)
+        .await
+        .map_err(|_| ClusterError::ConnectTimeout {
+            servers,
+            timeout: options.connect_timeout,
+        })?
+}
+
 /// Checks the options, connects and binds everything, within the connect timeout.
 pub(crate) async fn connect(options: &ClusterOptions) -> Result<Ready, ClusterError> {
     check(options)?;
@@ -57,8 +80,10 @@ fn check(options: &ClusterOptions) -> Result<(), ClusterError> {
     Ok(())
 }
 
-/// Connects, checks JetStream and binds the streams and buckets.
-async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterError> {
+/// Connects to the servers and checks that JetStream answers.
+async fn dial(
+    options: &ClusterOptions,
+) -> Result<(async_nats::Client, jetstream::Context), ClusterError> {
     let servers = options.servers.join(",");
     let addrs = options
         .servers
@@ -107,6 +132,12 @@ async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterErro
             Err(err) => return Err(ClusterError::NoJetStream(err.into())),
         }
     }
+    Ok((client, js))
+}
+
+/// Connects, checks JetStream and binds the streams and buckets.
+async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterError> {
+    let (client, js) = dial(options).await?;
     let replicas = options.replicas.unwrap_or_else(|| {
         // Every server of the NATS cluster gossips its client URL to the clients.
         if client.server_info().connect_urls.len() >= 3 {

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use async_nats::jetstream;
 use xq_cluster::testing::{NatsCluster, NatsServer};
-use xq_cluster::{Change, Cluster, ClusterError, ClusterOptions, Location, Lookup, names};
+use xq_cluster::{
+    Change, Cluster, ClusterArchive, ClusterError, ClusterOptions, Location, Lookup, names,
+};
 use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
 use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
@@ -399,6 +401,18 @@ fn a_finished_game_is_archived_once() {
             .pgn(xq_store::GameId(summary.id.0 + 1_000))
             .expect("reads"),
         None
+    );
+    // `xq-relay games list --cluster` reads the same, without a node of its own.
+    let archive = rt
+        .block_on(ClusterArchive::connect(&ClusterOptions::new(
+            urls.iter().cloned(),
+            "",
+        )))
+        .expect("connects");
+    assert_eq!(rt.block_on(archive.games()).expect("lists"), games);
+    assert_eq!(
+        rt.block_on(archive.pgn(summary.id)).expect("reads"),
+        Some(pgn.clone())
     );
 
     // The owner dies before the room closes: the node that finds it archives it again,
