@@ -39,6 +39,9 @@ pub enum ErrorCode {
     /// The room options are out of range: a clock must start with at least
     /// [`crate::MIN_CLOCK`].
     InvalidOptions,
+    /// The relay cannot serve this now: its cluster's shared state is out of its reach (or no
+    /// room code is free yet). Nothing changed; trying again later may succeed.
+    Unavailable,
 }
 
 /// Why the relay closed a connection (sent in [`crate::ServerMsg::Disconnect`]).
@@ -65,4 +68,7 @@ pub enum DisconnectReason {
     /// The relay turned the connection away when it came: it holds as many connections as it
     /// takes, in total or from the client's address. Trying again later may succeed.
     RelayFull,
+    /// The room moved to another node of the relay's cluster (this node lost its ownership,
+    /// or the connection was redirected): reconnect, through any node, and resume.
+    Moved,
 }

@@ -74,6 +74,12 @@
 //!    shutting down sends
 //!    [`DisconnectReason::ShuttingDown`] to everyone; a connection refused at the relay's caps
 //!    gets [`DisconnectReason::RelayFull`].
+//! 9. **Clusters.** A relay node of a cluster that is asked for a room another node owns (a
+//!    resume, a join, a spectate) answers [`ServerMsg::Redirect`] with that node's URLs and
+//!    closes the connection; the client repeats the request there. A node that loses a room
+//!    to another sends its connections [`DisconnectReason::Moved`]: they reconnect through any
+//!    node and resume. When the cluster's state is out of reach, requests that need it are
+//!    refused with [`ErrorCode::Unavailable`].
 //!
 //! # Examples
 //!
@@ -123,5 +129,6 @@ pub use snapshot::{SeatInfo, Snapshot};
 /// actions ([`ClientMsg::Act`] in place of a command naming its colour, without the refusals
 /// that only a colour could earn), the undos granted in the snapshot, request ids on every
 /// request and answer ([`Request`], [`ServerMsg::Done`]) and
-/// [`DisconnectReason::RelayFull`].
-pub const PROTOCOL_VERSION: u8 = 5;
+/// [`DisconnectReason::RelayFull`]; version 6 the relay cluster's [`ServerMsg::Redirect`],
+/// [`DisconnectReason::Moved`] and [`ErrorCode::Unavailable`].
+pub const PROTOCOL_VERSION: u8 = 6;

@@ -157,4 +157,16 @@ pub enum ServerMsg {
         /// Details for people.
         message: String,
     },
+    /// The room (or the seat a resume token holds) lives on another node of the relay's
+    /// cluster: the client should connect to one of `urls` and send the same request there
+    /// (after its hello). The relay closes this connection after it; nothing changed here.
+    /// A relay that is not part of a cluster never sends it.
+    Redirect {
+        /// The request this answers: the hello carrying the resume token, or the join or
+        /// spectate naming the room.
+        id: RequestId,
+        /// The owning node's client URLs, in its order of preference.
+        #[serde(deserialize_with = "crate::codec::bounded_vec")]
+        urls: Vec<String>,
+    },
 }

@@ -27,39 +27,39 @@ fn request(id: u32, msg: ClientMsg) -> Request {
 fn client_messages_keep_their_bytes() {
     // Version, the request's id, then the message's tag and fields.
     let hello = ClientMsg::Hello {
-        version: 5,
+        version: 6,
         client: "xq".into(),
         resume: None,
     };
-    assert_eq!(hex(&request(1, hello)), "0501000502787100");
+    assert_eq!(hex(&request(1, hello)), "0601000602787100");
     let play = ClientMsg::Act(Action::Play(Move::new(Square::H2, Square::E2)));
-    assert_eq!(hex(&request(2, play)), "050205001916");
+    assert_eq!(hex(&request(2, play)), "060205001916");
     let create = ClientMsg::CreateRoom(RoomOptions {
         time_control: TimeControl::Untimed,
         undo: UndoPolicy::PerSeat(3),
         seat: SeatChoice::Black,
         repetition: RepetitionRule::Asian,
     });
-    assert_eq!(hex(&request(3, create)), "0503010002030100");
+    assert_eq!(hex(&request(3, create)), "0603010002030100");
     let checks_only = ClientMsg::CreateRoom(RoomOptions {
         repetition: RepetitionRule::ChecksOnly,
         ..RoomOptions::default()
     });
-    assert_eq!(hex(&request(4, checks_only)), "05040100010201");
+    assert_eq!(hex(&request(4, checks_only)), "06040100010201");
     let join = ClientMsg::JoinRoom {
         code: "K7QX3M".parse().unwrap_or_else(|e| panic!("{e}")),
     };
-    assert_eq!(hex(&request(5, join)), "050502064b375158334d");
+    assert_eq!(hex(&request(5, join)), "060502064b375158334d");
     let answer = ClientMsg::Act(Action::AnswerDraw { accept: true });
-    assert_eq!(hex(&request(6, answer)), "0506050601");
+    assert_eq!(hex(&request(6, answer)), "0606050601");
 }
 
 #[test]
 fn request_ids_are_variable_length() {
     // An id of 251 or more takes a marker byte and its little-endian bytes.
-    assert_eq!(hex(&request(250, ClientMsg::Ping)), "05fa07");
-    assert_eq!(hex(&request(300, ClientMsg::Ping)), "05fb2c0107");
-    assert_eq!(hex(&request(u32::MAX, ClientMsg::Leave)), "05fcffffffff08");
+    assert_eq!(hex(&request(250, ClientMsg::Ping)), "06fa07");
+    assert_eq!(hex(&request(300, ClientMsg::Ping)), "06fb2c0107");
+    assert_eq!(hex(&request(u32::MAX, ClientMsg::Leave)), "06fcffffffff08");
 }
 
 #[test]
@@ -69,18 +69,24 @@ fn server_messages_keep_their_bytes() {
         code: ErrorCode::Rejected(CommandError::NotYourTurn),
         message: "not your turn".into(),
     };
-    assert_eq!(hex(&refused), "05090006010d6e6f7420796f7572207475726e");
+    assert_eq!(hex(&refused), "06090006010d6e6f7420796f7572207475726e");
     let bye = ServerMsg::Disconnect {
         reason: DisconnectReason::ShuttingDown,
         message: String::new(),
     };
-    assert_eq!(hex(&bye), "050a0500");
+    assert_eq!(hex(&bye), "060a0500");
     // The last reason added: the earlier ones keep their codes.
     let full = ServerMsg::Disconnect {
         reason: DisconnectReason::RelayFull,
         message: String::new(),
     };
-    assert_eq!(hex(&full), "050a0800");
+    assert_eq!(hex(&full), "060a0800");
+    // A cluster's redirect: the request, then the list of URLs.
+    let moved = ServerMsg::Redirect {
+        id: RequestId(3),
+        urls: vec!["udp://b:1".into()],
+    };
+    assert_eq!(hex(&moved), "060b0301097564703a2f2f623a31");
     let drawn = ServerMsg::Event {
         seq: 7,
         event: Event::GameOver(GameResult::Draw {
@@ -88,19 +94,19 @@ fn server_messages_keep_their_bytes() {
         }),
         answers: None,
     };
-    assert_eq!(hex(&drawn), "0504070c010300");
+    assert_eq!(hex(&drawn), "0604070c010300");
     let asked = ServerMsg::Error {
         id: None,
         code: ErrorCode::AlreadyAsked,
         message: String::new(),
     };
-    assert_eq!(hex(&asked), "0509000c00");
+    assert_eq!(hex(&asked), "0609000c00");
     let invalid = ServerMsg::Error {
         id: None,
         code: ErrorCode::InvalidOptions,
         message: String::new(),
     };
-    assert_eq!(hex(&invalid), "0509000d00");
+    assert_eq!(hex(&invalid), "0609000d00");
     let chased = ServerMsg::Event {
         seq: 9,
         event: Event::GameOver(GameResult::Win {
@@ -109,33 +115,33 @@ fn server_messages_keep_their_bytes() {
         }),
         answers: None,
     };
-    assert_eq!(hex(&chased), "0504090c00010300");
+    assert_eq!(hex(&chased), "0604090c00010300");
 }
 
 #[test]
 fn answers_keep_their_bytes() {
     let welcome = ServerMsg::Welcome {
         id: RequestId(1),
-        version: 5,
+        version: 6,
         server: "xq".into(),
     };
-    assert_eq!(hex(&welcome), "05000105027871");
+    assert_eq!(hex(&welcome), "06000106027871");
     let joined = ServerMsg::Joined {
         id: Some(RequestId(2)),
         code: "K7QX3M".parse().unwrap_or_else(|e| panic!("{e}")),
         seat: Some(Color::Red),
         resume: None,
     };
-    assert_eq!(hex(&joined), "05010102064b375158334d010000");
-    assert_eq!(hex(&ServerMsg::Queued { id: RequestId(3) }), "050203");
-    assert_eq!(hex(&ServerMsg::Pong { id: RequestId(4) }), "050704");
-    assert_eq!(hex(&ServerMsg::Done { id: RequestId(7) }), "050807");
+    assert_eq!(hex(&joined), "06010102064b375158334d010000");
+    assert_eq!(hex(&ServerMsg::Queued { id: RequestId(3) }), "060203");
+    assert_eq!(hex(&ServerMsg::Pong { id: RequestId(4) }), "060704");
+    assert_eq!(hex(&ServerMsg::Done { id: RequestId(7) }), "060807");
     let refused = ServerMsg::Error {
         id: Some(RequestId(9)),
         code: ErrorCode::Rejected(CommandError::NotYourTurn),
         message: "not your turn".into(),
     };
-    assert_eq!(hex(&refused), "0509010906010d6e6f7420796f7572207475726e");
+    assert_eq!(hex(&refused), "0609010906010d6e6f7420796f7572207475726e");
     let answered = ServerMsg::Event {
         seq: 7,
         event: Event::GameOver(GameResult::Draw {
@@ -143,5 +149,5 @@ fn answers_keep_their_bytes() {
         }),
         answers: Some(RequestId(12)),
     };
-    assert_eq!(hex(&answered), "0504070c0103010c");
+    assert_eq!(hex(&answered), "0604070c0103010c");
 }

@@ -191,6 +191,11 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         (color(), any::<bool>())
             .prop_map(|(seat, connected)| ServerMsg::Presence { seat, connected }),
         request_id().prop_map(|id| ServerMsg::Pong { id }),
+        (
+            request_id(),
+            proptest::collection::vec("[a-z:/.0-9]{0,30}", 0..4)
+        )
+            .prop_map(|(id, urls)| ServerMsg::Redirect { id, urls }),
         request_id().prop_map(|id| ServerMsg::Done { id }),
         request_id().prop_map(|id| ServerMsg::Queued { id }),
         (request_id(), any::<u8>(), ".{0,40}").prop_map(|(id, version, server)| {
