@@ -20,7 +20,9 @@ use xq_protocol::{RoomOptions, SeatChoice};
 use xq_rules::{Color, Move};
 use xq_server::Server;
 use xq_session::{Status, TimeControl, pgn};
-use xq_store::{GameId, GameSummary, OpenRoom, Persist, SqliteStore, Storage, StoreError};
+use xq_store::{
+    Committed, GameId, GameSummary, OpenRoom, Persist, SqliteStore, Storage, StoreError,
+};
 
 /// How many scripted games (each with one to three crashes) the default run plays.
 const SEEDS: u64 = 24;
@@ -41,14 +43,14 @@ struct Fault {
 }
 
 impl Storage for Faulty {
-    fn commit(&mut self, changes: &[Persist]) -> Result<(), StoreError> {
-        self.inner.commit(changes)?;
+    fn commit(&mut self, changes: &[Persist]) -> Result<Committed, StoreError> {
+        let committed = self.inner.commit(changes)?;
         let entry = changes.iter().any(|c| matches!(c, Persist::Entry { .. }));
         if entry && self.fault.armed.swap(false, Ordering::SeqCst) {
             self.fault.fired.notify_one();
             return Err(StoreError::Engine("killed after the commit".into()));
         }
-        Ok(())
+        Ok(committed)
     }
 
     fn open_rooms(&mut self) -> Result<Vec<OpenRoom>, StoreError> {

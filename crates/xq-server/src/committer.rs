@@ -6,7 +6,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
-use xq_store::{Persist, Storage, StoreError};
+use xq_store::{Committed, Persist, Storage, StoreError};
 
 /// A storage engine on a thread of its own. The driver hands it a batch with
 /// [`submit`](Self::submit) and learns from [`done`](Self::done) when it is committed; the
@@ -14,8 +14,17 @@ use xq_store::{Persist, Storage, StoreError};
 #[derive(Debug)]
 pub(crate) struct Committer {
     batches: Option<std_mpsc::Sender<Vec<Persist>>>,
-    results: mpsc::Receiver<Result<Duration, StoreError>>,
+    results: mpsc::Receiver<Result<Commit, StoreError>>,
     thread: Option<JoinHandle<()>>,
+}
+
+/// A batch the storage committed.
+#[derive(Debug)]
+pub(crate) struct Commit {
+    /// How long the commit took.
+    pub(crate) elapsed: Duration,
+    /// The rooms it refused.
+    pub(crate) committed: Committed,
 }
 
 impl Committer {
@@ -32,7 +41,7 @@ impl Committer {
                     let result = storage.commit(&batch);
                     let elapsed = start.elapsed();
                     tracing::trace!(changes = batch.len(), ?elapsed, "committed");
-                    let result = result.map(|()| elapsed);
+                    let result = result.map(|committed| Commit { elapsed, committed });
                     if report.blocking_send(result).is_err() {
                         return;
                     }
@@ -53,9 +62,8 @@ impl Committer {
         }
     }
 
-    /// Waits until the batch in flight is committed, and says how long the commit took, or
-    /// why it failed.
-    pub(crate) async fn done(&mut self) -> Result<Duration, StoreError> {
+    /// Waits until the batch in flight is committed, and says how it went, or why it failed.
+    pub(crate) async fn done(&mut self) -> Result<Commit, StoreError> {
         self.results.recv().await.unwrap_or_else(|| {
             Err(StoreError::Engine(
                 "the storage thread stopped (it panicked)".into(),

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::RateLimit;
+use crate::{ClusterMode, RateLimit};
 
 /// The relay core's settings. The defaults suit a public relay; tests shorten the grace period
 /// to drive abandonment with a virtual clock.
@@ -63,6 +63,11 @@ pub struct Config {
     pub lobby_timeout: Duration,
     /// The relay's name and version, sent in every welcome (for clients' logs).
     pub server_name: String,
+    /// `Some` for a node of a cluster that shares rooms with other relays: new rooms take
+    /// codes claimed cluster-wide, and a room this node does not hold is looked up on the
+    /// others ([`crate::Output::Claim`], [`crate::Output::Locate`]). `None` (the default): a
+    /// relay alone.
+    pub cluster: Option<ClusterMode>,
 }
 
 impl Default for Config {
@@ -79,6 +84,7 @@ impl Default for Config {
             waiting_room: Duration::from_secs(30 * 60),
             lobby_timeout: Duration::from_secs(60),
             server_name: format!("xq-server {}", env!("CARGO_PKG_VERSION")),
+            cluster: None,
         }
     }
 }

@@ -25,15 +25,17 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
+use xq_protocol::{Request, RoomCode};
 use xq_session::Timestamp;
+use xq_store::OpenRoom;
 use xq_store::StoreError;
 use xq_transport::{Connection, Listener, TransportError};
 
 use crate::admission::Admission;
-use crate::committer::Committer;
+use crate::committer::{Commit, Committer};
 use crate::gate::Gate;
 use crate::metrics::{LatencyHistogram, ServerMetrics};
-use crate::{ConnId, Output, Relay};
+use crate::{ConnId, Directory, Located, Lookup, Output, Relay};
 
 /// Accepted connections waiting for the core, beyond which the accept tasks wait.
 const ACCEPT_QUEUE: usize = 64;
@@ -43,6 +45,8 @@ const INPUT_BATCH: usize = 64;
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 /// How long an accept task rests after a failed accept, so a broken listener cannot spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+/// How long a claim that could not reach the cluster waits before the core asks again.
+const CLAIM_BACKOFF: Duration = Duration::from_millis(500);
 
 /// Waits (a little) until every listener has let go of its socket; says whether they did.
 async fn sockets_released(listeners: &[Arc<dyn Listener>]) -> bool {
@@ -103,6 +107,130 @@ impl Future for NextFrame {
     }
 }
 
+/// What the cluster answered a task the driver gave it.
+enum Answer {
+    Claimed(RoomCode, bool),
+    Located {
+        conn: ConnId,
+        request: Request,
+        located: Located,
+    },
+    /// A room nobody owned, taken over by the sweep.
+    Adopted(Box<OpenRoom>),
+}
+
+/// The driver's link to its cluster, if it is in one.
+struct Cluster {
+    directory: Arc<dyn Directory>,
+    /// The answers of the tasks given to the cluster.
+    answers: mpsc::UnboundedReceiver<Answer>,
+    answer: mpsc::UnboundedSender<Answer>,
+    lost: mpsc::UnboundedReceiver<RoomCode>,
+    sweep: tokio::time::Interval,
+}
+
+impl Cluster {
+    fn new(directory: Arc<dyn Directory>) -> Self {
+        let (answer, answers) = mpsc::unbounded_channel();
+        let lost = directory.lost_rooms();
+        let mut sweep = tokio::time::interval(directory.sweep_interval());
+        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        Self {
+            directory,
+            answers,
+            answer,
+            lost,
+            sweep,
+        }
+    }
+
+    /// Has the cluster carry out `task` in the background; its answer comes back through
+    /// [`Cluster::answers`].
+    fn spawn<F>(&self, task: impl FnOnce(Arc<dyn Directory>) -> F)
+    where
+        F: Future<Output = Option<Answer>> + Send + 'static,
+    {
+        let answer = self.answer.clone();
+        let task = task(Arc::clone(&self.directory));
+        tokio::spawn(async move {
+            if let Some(reply) = task.await {
+                // The driver is gone: nobody waits for the answer.
+                let _ = answer.send(reply);
+            }
+        });
+    }
+
+    fn claim(&self, code: RoomCode) {
+        self.spawn(move |directory| async move {
+            let won = match directory.claim(code).await {
+                Ok(won) => won,
+                Err(err) => {
+                    tracing::warn!(room = %code, %err, "cannot claim a room code");
+                    tokio::time::sleep(CLAIM_BACKOFF).await;
+                    false
+                }
+            };
+            Some(Answer::Claimed(code, won))
+        });
+    }
+
+    fn locate(&self, conn: ConnId, request: Request, lookup: Lookup) {
+        self.spawn(move |directory| async move {
+            let located = directory.locate(lookup).await;
+            Some(Answer::Located {
+                conn,
+                request,
+                located,
+            })
+        });
+    }
+
+    /// Takes over, one by one, the rooms that nobody owns.
+    fn sweep(&self) {
+        let answer = self.answer.clone();
+        let directory = Arc::clone(&self.directory);
+        tokio::spawn(async move {
+            let orphans = match directory.orphans().await {
+                Ok(orphans) => orphans,
+                Err(err) => {
+                    tracing::warn!(%err, "cannot look for rooms without an owner");
+                    return;
+                }
+            };
+            for code in orphans {
+                if let Located::Here(room) = directory.locate(Lookup::Room(code)).await {
+                    tracing::info!(room = %code, "took over a room without an owner");
+                    if answer.send(Answer::Adopted(room)).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Something the cluster has for the core.
+enum FromCluster {
+    Answer(Answer),
+    /// A room whose ownership this node lost.
+    Lost(RoomCode),
+    /// Time to look for rooms without an owner.
+    Sweep,
+}
+
+/// Waits for what the cluster has next, forever without a cluster.
+async fn from_cluster(cluster: &mut Option<Cluster>) -> FromCluster {
+    let Some(cluster) = cluster else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        // The driver holds a sender: answers never end.
+        Some(answer) = cluster.answers.recv() => FromCluster::Answer(answer),
+        Some(code) = cluster.lost.recv() => FromCluster::Lost(code),
+        _ = cluster.sweep.tick() => FromCluster::Sweep,
+    }
+}
+
 /// The core's task: the relay, its clock and its connections.
 pub(crate) struct Driver {
     relay: Relay,
@@ -130,6 +258,7 @@ pub(crate) struct Driver {
     refused_connections: u64,
     slow_consumers: u64,
     commits: LatencyHistogram,
+    cluster: Option<Cluster>,
 }
 
 /// What a [`Driver`] is built with, besides the core.
@@ -138,6 +267,7 @@ pub(crate) struct DriverSettings {
     pub(crate) committer: Option<Committer>,
     pub(crate) admission: Admission,
     pub(crate) metrics: mpsc::Receiver<oneshot::Sender<ServerMetrics>>,
+    pub(crate) directory: Option<Arc<dyn Directory>>,
 }
 
 impl Driver {
@@ -149,6 +279,7 @@ impl Driver {
             committer,
             admission,
             metrics,
+            directory,
         } = settings;
         let (accepted_tx, accepted) = mpsc::channel(ACCEPT_QUEUE);
         let (closers_alive, closers_done) = mpsc::channel(1);
@@ -184,6 +315,7 @@ impl Driver {
             refused_connections: 0,
             slow_consumers: 0,
             commits: LatencyHistogram::default(),
+            cluster: directory.map(Cluster::new),
         }
     }
 
@@ -214,11 +346,20 @@ impl Driver {
                 biased;
                 _ = &mut stop => break,
                 result = commit_done(&mut self.committer), if in_flight => match result {
-                    Ok(elapsed) => {
-                        self.commits.record(elapsed);
-                        self.committed();
-                    }
+                    Ok(commit) => self.committed(commit),
                     Err(err) => return Err(self.fail(err)),
+                },
+                event = from_cluster(&mut self.cluster) => match event {
+                    FromCluster::Answer(answer) => self.answered(answer),
+                    FromCluster::Lost(code) => {
+                        tracing::warn!(room = %code, "lost the ownership of a room");
+                        self.evict(code);
+                    }
+                    FromCluster::Sweep => {
+                        if let Some(cluster) = &self.cluster {
+                            cluster.sweep();
+                        }
+                    }
                 },
                 Some(reply) = self.metrics.recv() => {
                     // A scraper that gave up waiting needs no answer.
@@ -295,6 +436,31 @@ impl Driver {
     /// carried out now or waits for the changes before it.
     fn flush(&mut self) {
         while let Some(output) = self.relay.poll_output() {
+            let output = match output {
+                Output::Claim(code) => {
+                    match &self.cluster {
+                        Some(cluster) => cluster.claim(code),
+                        None => self.relay.handle_claim(code, false),
+                    }
+                    continue;
+                }
+                Output::Locate {
+                    conn,
+                    request,
+                    lookup,
+                } => {
+                    match &self.cluster {
+                        Some(cluster) => cluster.locate(conn, request, lookup),
+                        None => {
+                            let now = self.now();
+                            self.relay
+                                .handle_located(now, conn, request, Located::Nowhere);
+                        }
+                    }
+                    continue;
+                }
+                output => output,
+            };
             let ready = match (&self.committer, output) {
                 (Some(_), output) => self.gate.push(output),
                 // No storage is configured: there is nothing to commit before the sends.
@@ -316,13 +482,49 @@ impl Driver {
         }
     }
 
-    /// The batch in flight is committed: the outputs that waited for it go out.
-    fn committed(&mut self) {
+    /// The batch in flight is committed: the outputs that waited for it go out, but those
+    /// for the rooms the storage refused, which are given up.
+    fn committed(&mut self, Commit { elapsed, committed }: Commit) {
+        self.commits.record(elapsed);
         self.gate.committed();
+        for code in committed.refused {
+            tracing::warn!(room = %code, "the storage refused the room's changes");
+            self.evict(code);
+        }
         while let Some(output) = self.gate.pop_released() {
             self.carry_out(output);
         }
         // Carrying them out may have cut off a slow connection, which the core answers.
+        self.flush();
+    }
+
+    /// Gives room `code` up to the node that owns it now: what its connections were still
+    /// to be sent is dropped (it waited for changes this node may not make), and they are
+    /// told to resume elsewhere.
+    fn evict(&mut self, code: RoomCode) {
+        let now = self.now();
+        let conns = self.relay.evict(now, code);
+        self.gate.cut(&conns);
+        self.flush();
+    }
+
+    /// Carries out what the cluster answered.
+    fn answered(&mut self, answer: Answer) {
+        let now = self.now();
+        match answer {
+            Answer::Claimed(code, won) => self.relay.handle_claim(code, won),
+            Answer::Located {
+                conn,
+                request,
+                located,
+            } => self.relay.handle_located(now, conn, request, located),
+            Answer::Adopted(room) => {
+                let code = room.code;
+                if let Err(err) = self.relay.restore(now, *room) {
+                    tracing::warn!(room = %code, %err, "a room taken over does not restore");
+                }
+            }
+        }
         self.flush();
     }
 
@@ -353,8 +555,9 @@ impl Driver {
                 tracing::debug!(%conn, ?reason, "closing");
                 self.let_go(conn);
             }
-            // Changes never get here: `flush` gives them to the gate or skips them.
-            Output::Persist(_) => {}
+            // Changes never get here: `flush` gives them to the gate or skips them, and hands
+            // the cluster what is its to do.
+            Output::Persist(_) | Output::Claim(_) | Output::Locate { .. } => {}
         }
     }
 
@@ -419,10 +622,16 @@ impl Driver {
                 break;
             }
             match commit_done(&mut self.committer).await {
-                Ok(elapsed) => self.commits.record(elapsed),
+                Ok(commit) => self.committed(commit),
                 Err(err) => return Err(self.fail(err)),
             }
-            self.committed();
+        }
+        // Every change is committed: the other nodes may take the rooms over at once.
+        if let Some(cluster) = &self.cluster {
+            for code in self.relay.unused_codes() {
+                cluster.directory.release(code).await;
+            }
+            cluster.directory.close().await;
         }
         // Nothing more is read; a read in progress could hold up its connection's close.
         self.reads.clear();
@@ -469,7 +678,7 @@ impl Driver {
 
 /// Waits for the storage thread's verdict on the batch in flight (forever without storage,
 /// where no batch is ever in flight).
-async fn commit_done(committer: &mut Option<Committer>) -> Result<Duration, StoreError> {
+async fn commit_done(committer: &mut Option<Committer>) -> Result<Commit, StoreError> {
     match committer {
         Some(committer) => committer.done().await,
         None => std::future::pending().await,
@@ -533,6 +742,7 @@ mod tests {
                 committer: None,
                 admission: Admission::new(16, 16),
                 metrics,
+                directory: None,
             },
         );
         // The acceptor queues the connection; the core's task has not run yet.

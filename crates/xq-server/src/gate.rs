@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use xq_store::Persist;
 
-use crate::Output;
+use crate::{ConnId, Output};
 
 /// Holds the core's outputs back until every [`Persist`] before them is committed, and
 /// gathers the persists into batches for the storage (**group commit**).
@@ -77,6 +77,18 @@ impl Gate {
         self.held.pop_front().map(|(_, output)| output)
     }
 
+    /// Drops every output held for `conns`: a room's connections, when the storage refused
+    /// the room's changes that these outputs may be waiting for.
+    pub(crate) fn cut(&mut self, conns: &[ConnId]) {
+        if conns.is_empty() {
+            return;
+        }
+        self.held.retain(|(_, output)| match output {
+            Output::Send { to, .. } | Output::Close { conn: to, .. } => !conns.contains(to),
+            _ => true,
+        });
+    }
+
     /// Whether a batch is being committed.
     pub(crate) const fn is_in_flight(&self) -> bool {
         self.in_flight
@@ -88,7 +100,6 @@ mod tests {
     use xq_protocol::RoomCode;
 
     use super::*;
-    use crate::ConnId;
 
     fn send(to: u64) -> Output {
         Output::Send {
@@ -136,5 +147,17 @@ mod tests {
         assert!(!gate.is_in_flight());
         assert_eq!(gate.next_batch(), None);
         assert_eq!(gate.push(send(6)), Some(send(6)));
+    }
+
+    #[test]
+    fn a_cut_drops_only_what_is_held_for_the_given_connections() {
+        let mut gate = Gate::default();
+        assert_eq!(gate.push(persist(1)), None);
+        assert_eq!(gate.push(send(1)), None);
+        assert_eq!(gate.push(send(2)), None);
+        let _batch = gate.next_batch();
+        gate.cut(&[ConnId(1)]);
+        gate.committed();
+        assert_eq!(released(&mut gate), [send(2)]);
     }
 }

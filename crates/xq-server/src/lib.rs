@@ -102,10 +102,12 @@
 #![warn(missing_docs)]
 
 mod admission;
+mod cluster;
 mod committer;
 mod config;
 mod conn;
 mod deadlines;
+mod directory;
 mod driver;
 #[cfg(feature = "metrics-http")]
 mod exposition;
@@ -124,8 +126,10 @@ mod server;
 mod source;
 mod tally;
 
+pub use cluster::{ClusterMode, Located, Lookup};
 pub use config::Config;
 pub use conn::ConnId;
+pub use directory::Directory;
 #[cfg(feature = "metrics-http")]
 pub use exposition::{CONTENT_TYPE_TEXT, MetricsEndpoint, encode};
 pub use limits::RateLimit;

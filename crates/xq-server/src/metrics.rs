@@ -38,6 +38,12 @@ pub struct RelayMetrics {
     pub resumes: u64,
     /// Rooms closed for being idle or waiting too long.
     pub rooms_expired: u64,
+    /// In a cluster: requests sent to the node that owns their room.
+    pub redirects: u64,
+    /// In a cluster: rooms taken over from a node that no longer owned them.
+    pub takeovers: u64,
+    /// In a cluster: rooms given up to another node that owns them now.
+    pub evictions: u64,
 }
 
 impl RelayMetrics {
@@ -195,6 +201,7 @@ fn reason(code: ErrorCode) -> &'static str {
         ErrorCode::NoOpponentYet => "no_opponent_yet",
         ErrorCode::AlreadyAsked => "already_asked",
         ErrorCode::InvalidOptions => "invalid_options",
+        ErrorCode::Unavailable => "unavailable",
         ErrorCode::Malformed => "malformed",
         _ => "other",
     }

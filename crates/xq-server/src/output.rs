@@ -2,10 +2,10 @@
 
 use std::collections::VecDeque;
 
-use xq_protocol::{DisconnectReason, ServerMsg, codec};
+use xq_protocol::{DisconnectReason, Request, RoomCode, ServerMsg, codec};
 use xq_store::Persist;
 
-use crate::ConnId;
+use crate::{ConnId, Lookup};
 
 /// Something the driver must do, in the order [`crate::Relay::poll_output`] yields them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,21 @@ pub enum Output {
     /// ever sees an event that a restarted relay would not have. A driver without storage
     /// skips them.
     Persist(Persist),
+    /// In a cluster ([`crate::Config::cluster`]): claim `code` for a new room, unique across
+    /// the nodes, and answer with [`crate::Relay::handle_claim`]. Needs no commit first.
+    Claim(RoomCode),
+    /// In a cluster: find the room `lookup` names on the other nodes (taking it over if
+    /// nobody owns it) and answer with [`crate::Relay::handle_located`], handing `request`
+    /// back. The request of `conn` waits meanwhile, and nothing changed yet. Needs no commit
+    /// first.
+    Locate {
+        /// The connection whose request waits.
+        conn: ConnId,
+        /// The request, to hand back.
+        request: Request,
+        /// What to find.
+        lookup: Lookup,
+    },
 }
 
 /// The queue of outputs, with the encoding done once per message however many receive it.
@@ -88,5 +103,10 @@ impl Outbox {
 
     pub(crate) fn persist(&mut self, change: Persist) {
         self.queue.push_back(Output::Persist(change));
+    }
+
+    /// Asks the driver something of the cluster.
+    pub(crate) fn ask(&mut self, output: Output) {
+        self.queue.push_back(output);
     }
 }

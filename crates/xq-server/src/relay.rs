@@ -11,6 +11,7 @@ use xq_session::{Action, Match, Seat, Timestamp};
 use xq_store::{OpenRoom, Persist};
 use xq_transport::Peer;
 
+use crate::cluster::CodeReserve;
 use crate::conn::Place;
 use crate::lobby::Lobby;
 use crate::metrics::RelayMetrics;
@@ -20,7 +21,7 @@ use crate::quotas::Quotas;
 use crate::room::{Asker, Vacated};
 use crate::rooms::{Fate, RestoreError, Rooms};
 use crate::source::Source;
-use crate::{Config, ConnId};
+use crate::{Config, ConnId, Located, Lookup};
 
 const SHUTTING_DOWN: &str = "the relay is shutting down";
 
@@ -81,15 +82,30 @@ pub struct Relay {
     outbox: Outbox,
     shutting_down: bool,
     metrics: RelayMetrics,
+    /// In a cluster: the codes claimed for new rooms.
+    reserve: Option<CodeReserve>,
+}
+
+/// What a request that finds no room (or no seat for its token) here does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Miss {
+    /// Asks the cluster where it is ([`Output::Locate`]).
+    Locate,
+    /// Is refused: the relay is alone, or the cluster was asked already.
+    Refuse,
 }
 
 impl Relay {
     /// A relay with no connections and no rooms, drawing its randomness from `seed` (use a
     /// fresh random seed in production: room codes and resume tokens must not be guessable).
     #[must_use]
+    ///
+    /// In a cluster ([`Config::cluster`]) it starts by claiming codes for new rooms
+    /// ([`Output::Claim`]).
     pub fn new(config: Config, seed: [u8; 32]) -> Self {
-        Self {
+        let mut relay = Self {
             lobby: Lobby::new(config.lobby_timeout),
+            reserve: config.cluster.as_ref().map(CodeReserve::new),
             config,
             rooms: Rooms::new(seed),
             quotas: Quotas::default(),
@@ -97,7 +113,9 @@ impl Relay {
             outbox: Outbox::default(),
             shutting_down: false,
             metrics: RelayMetrics::default(),
-        }
+        };
+        relay.top_up();
+        relay
     }
 
     /// Seeds the relay with a room its storage kept ([`xq_store::Storage::open_rooms`]), after
@@ -209,7 +227,12 @@ impl Relay {
         match codec::decode::<Request>(frame) {
             Ok(Request { id, msg }) => {
                 tracing::trace!(%conn, %id, ?msg, "received");
-                if let Err(code) = self.dispatch(now, conn, id, msg) {
+                let miss = if self.reserve.is_some() {
+                    Miss::Locate
+                } else {
+                    Miss::Refuse
+                };
+                if let Err(code) = self.dispatch(now, conn, id, msg, miss) {
                     self.refuse(conn, Some(id), code, describe(code));
                 }
             }
@@ -267,6 +290,92 @@ impl Relay {
         self.quick = QuickQueue::default();
     }
 
+    /// The cluster settled the claim of `code` ([`Output::Claim`]): `won` if `code` is this
+    /// node's now, ready for a new room. A claim lost (or failed) is replaced by another.
+    /// Codes the relay did not ask for are ignored.
+    pub fn handle_claim(&mut self, code: RoomCode, won: bool) {
+        if let Some(reserve) = &mut self.reserve
+            && reserve.settle(code, won)
+            && !self.shutting_down
+        {
+            self.top_up();
+        }
+    }
+
+    /// The codes claimed for new rooms and not used: a node stopping gives them back.
+    pub fn unused_codes(&mut self) -> Vec<RoomCode> {
+        self.reserve
+            .as_mut()
+            .map_or_else(Vec::new, |reserve| reserve.drain().collect())
+    }
+
+    /// The cluster answered the [`Output::Locate`] of `conn`'s `request`: a room another node
+    /// owns sends the client there ([`ServerMsg::Redirect`], then the connection closes); a
+    /// room this node took over is restored (as [`restore`](Self::restore) does) and the
+    /// request is served as it would have been had the room been here; otherwise the request
+    /// gets the refusal it would have had ([`ErrorCode::Unavailable`] if the cluster could not
+    /// be asked). A room taken over is restored even if `conn` is gone meanwhile.
+    pub fn handle_located(
+        &mut self,
+        now: Timestamp,
+        conn: ConnId,
+        request: Request,
+        located: Located,
+    ) {
+        let Request { id, msg } = request;
+        match located {
+            Located::Elsewhere(urls) => {
+                if self.lobby.get(conn).is_some() {
+                    tracing::debug!(%conn, ?urls, "redirected");
+                    self.metrics.redirects += 1;
+                    self.outbox.send(conn, &ServerMsg::Redirect { id, urls });
+                    self.outbox.ask(Output::Close {
+                        conn,
+                        reason: DisconnectReason::Moved,
+                    });
+                    self.forget(now, conn);
+                }
+                return;
+            }
+            Located::Unreachable => {
+                if self.lobby.get(conn).is_some() {
+                    let code = ErrorCode::Unavailable;
+                    let message = "the relay's cluster is out of reach: try again later";
+                    self.refuse(conn, Some(id), code, message.into());
+                }
+                return;
+            }
+            Located::Here(room) => {
+                let code = room.code;
+                if let Err(err) = self.restore(now, *room) {
+                    tracing::warn!(room = %code, %err, "a room taken over does not restore");
+                }
+                self.metrics.takeovers += 1;
+            }
+            Located::Nowhere => {}
+        }
+        if self.lobby.get(conn).is_some()
+            && let Err(code) = self.dispatch(now, conn, id, msg, Miss::Refuse)
+        {
+            self.refuse(conn, Some(id), code, describe(code));
+        }
+    }
+
+    /// Gives room `code` up without closing it, because another node of the cluster owns it
+    /// now (this node's storage refused its changes, or its lease was lost): nothing is
+    /// persisted, and whoever is in it is told [`DisconnectReason::Moved`] and closed, to
+    /// resume through any node. Returns those connections: what the driver still holds back
+    /// for them (waiting for the refused changes) must not be sent.
+    pub fn evict(&mut self, now: Timestamp, code: RoomCode) -> Vec<ConnId> {
+        let message = "the room moved to another node of the relay's cluster: resume there";
+        let conns = self.remove_room(now, code, DisconnectReason::Moved, message);
+        if !conns.is_empty() || self.rooms.get(code).is_none() {
+            tracing::info!(room = %code, "room given up to another node");
+            self.metrics.evictions += 1;
+        }
+        conns
+    }
+
     /// The next thing for the driver to do, in order.
     pub fn poll_output(&mut self) -> Option<Output> {
         self.outbox.pop()
@@ -315,8 +424,19 @@ impl Relay {
         conn: ConnId,
         id: RequestId,
         msg: ClientMsg,
+        miss: Miss,
     ) -> Result<(), ErrorCode> {
         let greeted = self.lobby.get(conn).is_some_and(|state| state.greeted);
+        if miss == Miss::Locate
+            && let Some(lookup) = self.missing(&msg, greeted)
+        {
+            self.outbox.ask(Output::Locate {
+                conn,
+                request: Request { id, msg },
+                lookup,
+            });
+            return Ok(());
+        }
         match msg {
             ClientMsg::Hello {
                 version,
@@ -341,6 +461,69 @@ impl Relay {
             ClientMsg::Leave => self.leave(now, conn, id),
             // A message of a later protocol revision that this relay cannot serve.
             _ => Err(ErrorCode::Malformed),
+        }
+    }
+
+    /// What a request asks for that this relay does not hold and the cluster may: the room
+    /// of a resume token, or the room a join or spectate names.
+    fn missing(&self, msg: &ClientMsg, greeted: bool) -> Option<Lookup> {
+        match *msg {
+            ClientMsg::Hello {
+                version,
+                resume: Some(token),
+                ..
+            } if !greeted && version == PROTOCOL_VERSION && !self.rooms.holds(token) => {
+                Some(Lookup::Token(token))
+            }
+            ClientMsg::JoinRoom { code } | ClientMsg::Spectate { code }
+                if greeted && self.rooms.get(code).is_none() && !self.is_reserved(code) =>
+            {
+                Some(Lookup::Room(code))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `code` is one this node claimed for a room it has not opened yet.
+    fn is_reserved(&self, code: RoomCode) -> bool {
+        self.reserve
+            .as_ref()
+            .is_some_and(|reserve| reserve.holds(code))
+    }
+
+    /// A code for a new room: drawn here for a relay alone, from the claimed ones in a
+    /// cluster (then another is claimed in its place).
+    fn new_code(&mut self) -> Result<RoomCode, ErrorCode> {
+        let Some(reserve) = &mut self.reserve else {
+            return Ok(self.rooms.draw_code());
+        };
+        let code = reserve.take().ok_or(ErrorCode::Unavailable)?;
+        self.top_up();
+        Ok(code)
+    }
+
+    /// Whether a new room could have a code now.
+    fn ensure_code(&self) -> Result<(), ErrorCode> {
+        match &self.reserve {
+            Some(reserve) if reserve.is_empty() => Err(ErrorCode::Unavailable),
+            _ => Ok(()),
+        }
+    }
+
+    /// Claims codes until the reserve is back at its target (nothing for a relay alone).
+    fn top_up(&mut self) {
+        let Some(reserve) = &mut self.reserve else {
+            return;
+        };
+        for _ in 0..reserve.shortfall() {
+            let code = loop {
+                let code = self.rooms.draw_code();
+                if !reserve.holds(code) {
+                    break code;
+                }
+            };
+            reserve.claiming(code);
+            self.outbox.ask(Output::Claim(code));
         }
     }
 
@@ -413,12 +596,13 @@ impl Relay {
         self.ensure_lobby(conn)?;
         self.ensure_room_left(conn)?;
         options.check()?;
+        let code = self.new_code()?;
         let red = match options.seat {
             SeatChoice::Red => Seat::First,
             SeatChoice::Black => Seat::Second,
             SeatChoice::Random => self.rooms.draw_seat(),
         };
-        let code = self.rooms.open(now, options, red);
+        self.rooms.open(now, code, options, red);
         self.seat_player(code, Seat::First, conn);
         self.count_room(code, Seat::First, conn);
         if let Some(room) = self.rooms.get(code) {
@@ -461,6 +645,7 @@ impl Relay {
         self.ensure_lobby(conn)?;
         self.ensure_room_left(conn)?;
         options.check()?;
+        self.ensure_code()?;
         let mut partner = self.quick.pair(conn, options);
         // The partner passed these checks when it asked, but its address may have made rooms
         // open since: then it is refused now, and `conn` waits in its place. Its request was
@@ -482,8 +667,9 @@ impl Relay {
             seat: SeatChoice::Random,
             ..options
         };
+        let code = self.new_code()?;
         let red = self.rooms.draw_seat();
-        let code = self.rooms.open(now, options, red);
+        self.rooms.open(now, code, options, red);
         self.seat_player(code, Seat::First, first);
         self.seat_player(code, Seat::Second, conn);
         self.count_room(code, Seat::First, first);
@@ -619,19 +805,36 @@ impl Relay {
     /// Closes a room that is deserted or expired: its seats' tokens are void, and whoever is
     /// still in it (spectators, a player waiting in an expired room) is sent away.
     fn close_room(&mut self, now: Timestamp, code: RoomCode) {
-        let Some(room) = self.rooms.remove(code) else {
+        if self.rooms.get(code).is_none() {
             return;
+        }
+        self.outbox.persist(Persist::RoomClosed { code });
+        tracing::info!(room = %code, "room closed");
+        self.remove_room(now, code, DisconnectReason::NotFound, "the room closed");
+    }
+
+    /// Takes room `code` out of the relay, closing every connection in it with `reason`;
+    /// returns them.
+    fn remove_room(
+        &mut self,
+        now: Timestamp,
+        code: RoomCode,
+        reason: DisconnectReason,
+        message: &str,
+    ) -> Vec<ConnId> {
+        let Some(room) = self.rooms.remove(code) else {
+            return Vec::new();
         };
         for conn in room.counted() {
             self.quotas.uncount(conn);
         }
-        self.outbox.persist(Persist::RoomClosed { code });
-        tracing::info!(room = %code, "room closed");
-        for conn in room.recipients().collect::<Vec<_>>() {
+        let conns: Vec<_> = room.recipients().collect();
+        for &conn in &conns {
             // Out of the room first, so that closing the connection leaves no seat behind.
             self.lobby.set_place(conn, Place::Lobby);
-            self.close(now, conn, DisconnectReason::NotFound, "the room closed");
+            self.close(now, conn, reason, message);
         }
+        conns
     }
 
     fn version_mismatch(&mut self, now: Timestamp, conn: ConnId, found: u8) {

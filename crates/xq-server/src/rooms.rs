@@ -92,14 +92,25 @@ impl Rooms {
         Ok(self.table.entry(code).or_insert_with(|| Box::new(room)))
     }
 
-    /// Opens a room with a fresh code and fresh tokens; nobody sits in it yet.
-    pub(crate) fn open(&mut self, now: Timestamp, options: RoomOptions, red: Seat) -> RoomCode {
-        let code = loop {
+    /// A random code that no open room has.
+    pub(crate) fn draw_code(&mut self) -> RoomCode {
+        loop {
             let code = RoomCode::from_u64(self.rng.next_u64());
             if !self.table.contains_key(&code) {
                 break code;
             }
-        };
+        }
+    }
+
+    /// Opens a room with code `code` (free: see [`draw_code`](Self::draw_code)) and fresh
+    /// tokens; nobody sits in it yet.
+    pub(crate) fn open(
+        &mut self,
+        now: Timestamp,
+        code: RoomCode,
+        options: RoomOptions,
+        red: Seat,
+    ) -> RoomCode {
         let tokens = Seats {
             first: self.draw_token(),
             second: self.draw_token(),

@@ -16,7 +16,7 @@ use xq_transport::{Listener, Options, TransportError};
 use crate::admission::Admission;
 use crate::committer::Committer;
 use crate::driver::{Driver, DriverSettings, transport_label};
-use crate::{Config, MetricsHandle, Relay};
+use crate::{ClusterMode, Config, Directory, MetricsHandle, Relay};
 
 /// A running relay: it serves every listener it was built with until it is shut down.
 ///
@@ -45,6 +45,7 @@ pub struct Builder {
     max_connections_per_address: usize,
     seed: Option<[u8; 32]>,
     storage: Option<Box<dyn Storage>>,
+    directory: Option<Arc<dyn Directory>>,
 }
 
 /// Why a server did not start.
@@ -86,6 +87,7 @@ impl Server {
             max_connections_per_address: 64,
             seed: None,
             storage: None,
+            directory: None,
         }
     }
 
@@ -203,6 +205,16 @@ impl Builder {
         self
     }
 
+    /// Makes the relay a node of a cluster that shares rooms with other relays: new rooms
+    /// take codes claimed in `directory`, and a room this node does not hold is looked up
+    /// there (see [`ClusterMode`], kept as configured, or the default). The cluster's own
+    /// storage goes to [`storage`](Self::storage).
+    #[must_use]
+    pub fn cluster(mut self, directory: Arc<dyn Directory>) -> Self {
+        self.directory = Some(directory);
+        self
+    }
+
     /// Opens every listener and starts serving. Must be called within a tokio runtime.
     ///
     /// With storage, the open rooms are restored first ([`Relay::restore`]): their matches
@@ -213,7 +225,7 @@ impl Builder {
     ///
     /// A [`StartError`] if there is no listener, one cannot be opened, no seed can be drawn,
     /// or the storage cannot be read. Listeners opened before the failure are closed again.
-    pub async fn start(self) -> Result<Server, StartError> {
+    pub async fn start(mut self) -> Result<Server, StartError> {
         if self.listen.is_empty() {
             return Err(StartError::NoListener);
         }
@@ -254,6 +266,10 @@ impl Builder {
             urls.push(local);
             listeners.push((listener, label));
         }
+        if let Some(directory) = &self.directory {
+            directory.listening_on(&urls);
+            self.config.cluster.get_or_insert_with(ClusterMode::default);
+        }
         let mut relay = Relay::new(self.config, seed);
         let origin = Instant::now();
         let committer = match restored {
@@ -283,6 +299,7 @@ impl Builder {
             committer,
             admission: Admission::new(self.max_connections, self.max_connections_per_address),
             metrics,
+            directory: self.directory,
         };
         let driver = Driver::new(relay, origin, settings);
         let (stop, stopped) = oneshot::channel();

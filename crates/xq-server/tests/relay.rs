@@ -78,7 +78,7 @@ impl Harness {
                     self.inbox.entry(*to).or_default().push(msg);
                 }
                 Output::Close { conn, reason } => self.closed.push((*conn, *reason)),
-                Output::Persist(_) => {}
+                Output::Persist(_) | Output::Claim(_) | Output::Locate { .. } => {}
             }
             self.last.push(output);
         }

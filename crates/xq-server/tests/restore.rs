@@ -63,7 +63,7 @@ impl Life {
             match output {
                 Output::Persist(change) => changes.push(change),
                 Output::Send { to, frame } => sends.push((to, frame)),
-                Output::Close { .. } => {}
+                Output::Close { .. } | Output::Claim(_) | Output::Locate { .. } => {}
             }
         }
         store.commit(&changes).expect("commits");

@@ -74,4 +74,4 @@ pub use error::StoreError;
 pub use persist::{OpenRoom, Persist};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteArchive, SqliteStore};
-pub use storage::Storage;
+pub use storage::{Committed, Storage};

@@ -13,7 +13,9 @@ use xq_session::{Entry, Seat, Timestamp};
 
 use crate::archive::Archived;
 use crate::sweep::{self, Sweep};
-use crate::{GameId, GameSummary, OpenRoom, Persist, Storage, StoreError, UnixTime, schema};
+use crate::{
+    Committed, GameId, GameSummary, OpenRoom, Persist, Storage, StoreError, UnixTime, schema,
+};
 
 /// How long a statement waits for another process's lock (`xq-relay games list` reading
 /// while the relay writes) before it fails.
@@ -116,7 +118,7 @@ fn room_code(text: &str, what: &'static str) -> Result<RoomCode, StoreError> {
 }
 
 impl Storage for SqliteStore {
-    fn commit(&mut self, changes: &[Persist]) -> Result<(), StoreError> {
+    fn commit(&mut self, changes: &[Persist]) -> Result<Committed, StoreError> {
         if self.stale {
             self.matches = stored_matches(&self.conn)?;
             self.stale = false;
@@ -126,7 +128,8 @@ impl Storage for SqliteStore {
         if self.stale {
             self.sweep.restart();
         }
-        committed
+        // The only writer of its file: no room is ever refused.
+        committed.map(|()| Committed::default())
     }
 
     fn open_rooms(&mut self) -> Result<Vec<OpenRoom>, StoreError> {

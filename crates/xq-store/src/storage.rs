@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use xq_protocol::RoomCode;
+
 use crate::{GameId, GameSummary, OpenRoom, Persist, StoreError};
 
 /// A storage engine for the relay: SQLite (`SqliteStore`, feature `sqlite`) by default, and room for a
@@ -21,10 +23,16 @@ pub trait Storage: Send + fmt::Debug {
     /// returns `Ok`, a crash of the process (or of the machine, as far as the engine can
     /// promise) loses none of them.
     ///
+    /// An engine shared by several relays (a cluster) may refuse the changes of a room this
+    /// relay no longer owns: then **none of that room's changes** is applied, the room is named
+    /// in [`Committed::refused`], and the relay must give the room up without sending anything
+    /// that waited for them. The other rooms' changes are applied as usual. An engine with one
+    /// writer (SQLite) never refuses a room.
+    ///
     /// # Errors
     ///
     /// A [`StoreError`] if the changes could not be committed; then none of them was.
-    fn commit(&mut self, changes: &[Persist]) -> Result<(), StoreError>;
+    fn commit(&mut self, changes: &[Persist]) -> Result<Committed, StoreError>;
 
     /// Every room whose match was open at the last commit, with its journal.
     ///
@@ -46,4 +54,11 @@ pub trait Storage: Send + fmt::Debug {
     ///
     /// A [`StoreError`] if the archive cannot be read.
     fn pgn(&mut self, id: GameId) -> Result<Option<String>, StoreError>;
+}
+
+/// What a [`Storage::commit`] that succeeded did not apply.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// The rooms whose changes were all refused, because another writer owns them now.
+    pub refused: Vec<RoomCode>,
 }
