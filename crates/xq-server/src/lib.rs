@@ -133,7 +133,7 @@ pub use directory::Directory;
 #[cfg(feature = "metrics-http")]
 pub use exposition::{CONTENT_TYPE_TEXT, MetricsEndpoint, encode};
 pub use limits::RateLimit;
-pub use metrics::{LatencyHistogram, MetricsHandle, RelayMetrics, ServerMetrics};
+pub use metrics::{ClusterCounters, LatencyHistogram, MetricsHandle, RelayMetrics, ServerMetrics};
 pub use output::Output;
 pub use relay::Relay;
 pub use rooms::RestoreError;
