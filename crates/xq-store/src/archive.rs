@@ -7,10 +7,8 @@ use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use xq_protocol::RoomCode;
-use xq_session::Seat;
-#[cfg(feature = "sqlite")]
 use xq_session::{
-    Record,
+    Record, Seat,
     pgn::{self, MoveFormat},
 };
 
@@ -46,16 +44,23 @@ pub struct GameSummary {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct UnixTime(pub i64);
 
-/// A game ready for the archive: the columns and the PGN text, derived from the record.
-#[cfg(feature = "sqlite")]
+/// A game ready for the archive: the columns of its [`GameSummary`] and the PGN text,
+/// derived from the match's record in one way for every engine (SQLite's table, a cluster's
+/// archive stream), so that an archived game reads the same wherever it was kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Archived {
-    pub(crate) red: String,
-    pub(crate) black: String,
-    pub(crate) result: &'static str,
-    pub(crate) termination: String,
-    pub(crate) moves: usize,
-    pub(crate) pgn: String,
+pub struct Archived {
+    /// Who played Red ([`player_name`]).
+    pub red: String,
+    /// Who played Black.
+    pub black: String,
+    /// The PGN result token: `1-0`, `0-1` or `1/2-1/2` (`*` for a record without a result).
+    pub result: &'static str,
+    /// Why it ended, in the words of PGN's `Termination` tag; empty if the record says not.
+    pub termination: String,
+    /// How many plies the record holds.
+    pub moves: usize,
+    /// The PGN, with the players' names, the date and the room in its tags.
+    pub pgn: String,
 }
 
 /// How the archive names a player: players are anonymous, so a seat of a room (`K7QX3M/1`
@@ -70,11 +75,11 @@ pub fn player_name(code: RoomCode, seat: Seat) -> String {
     format!("{code}/{number}")
 }
 
-#[cfg(feature = "sqlite")]
 impl Archived {
     /// The archive row of `record`, a game of room `code` with `red` playing Red that started
     /// at `started`. The PGN gets the players' names, the date and the room.
-    pub(crate) fn new(code: RoomCode, red: Seat, started: UnixTime, record: &Record) -> Self {
+    #[must_use]
+    pub fn new(code: RoomCode, red: Seat, started: UnixTime, record: &Record) -> Self {
         let mut record = record.clone();
         let tags = &mut record.tags;
         tags.event = Some(format!("xq relay, room {code}"));

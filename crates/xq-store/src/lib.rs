@@ -69,7 +69,7 @@ mod storage;
 #[cfg(feature = "sqlite")]
 mod sweep;
 
-pub use archive::{GameId, GameSummary, UnixTime, player_name};
+pub use archive::{Archived, GameId, GameSummary, UnixTime, player_name};
 pub use error::StoreError;
 pub use persist::{OpenRoom, Persist};
 #[cfg(feature = "sqlite")]
