@@ -73,11 +73,13 @@ mod error;
 mod event;
 mod mirror;
 mod options;
+mod relays;
 
 #[cfg(feature = "tokio")]
 pub use client::Client;
-pub use core::{Answer, ClientCore, CoreEvent, Keepalive};
+pub use core::{Answer, ClientCore, CoreEvent, Keepalive, REDIRECT_LIMIT};
 pub use error::ClientError;
 pub use event::{ClientEvent, Room};
 pub use mirror::{Applied, Mirror, MirrorError};
 pub use options::{ClientOptions, ReconnectPolicy};
+pub use relays::{ParseRelaysError, Relays};
