@@ -80,9 +80,10 @@ impl Client {
             .map(|(client, _)| client)
     }
 
-    /// Connects to the relay at `url` and takes back the seat that `token` holds: the way
-    /// back into a game for a program that was restarted, or crashed, while seated, with the
-    /// token it saved from [`resume_token`](Self::resume_token).
+    /// Connects to the relay at `url` (or the first that accepts of a comma-separated list,
+    /// as [`connect`](Self::connect) does) and takes back the seat that `token` holds: the
+    /// way back into a game for a program that was restarted, or crashed, while seated, with
+    /// the token it saved from [`resume_token`](Self::resume_token).
     ///
     /// The relay holds a seat for its grace period (60 s by default) after its player's
     /// connection ends; a player who stays away longer loses the game by abandonment. A room
@@ -130,8 +131,12 @@ impl Client {
     /// does not know the token or no longer holds its seat (the grace period ran out, the
     /// room closed, or a relay without storage restarted); [`ClientError::Timeout`] if the
     /// relay has not given the seat back within [`ClientOptions::handshake_timeout`];
-    /// [`ClientError::ConnectionLost`] if the connection fails before it answers; otherwise
-    /// as [`connect`](Self::connect). The first connection is not retried.
+    /// [`ClientError::ConnectionLost`] if the connection fails before it answers;
+    /// [`ClientError::Refused`] with [`xq_protocol::ErrorCode::Unavailable`] if the relay's
+    /// cluster is out of its reach (try again later); [`ClientError::TooManyRedirects`] if
+    /// the cluster's nodes keep sending the client on; otherwise as
+    /// [`connect`](Self::connect). The first connection is not retried (a redirect is
+    /// followed: it is no failure).
     pub async fn resume(
         url: &str,
         token: ResumeToken,
