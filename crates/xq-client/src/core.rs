@@ -722,7 +722,8 @@ impl ClientCore {
             }
             Some(Seating { room, .. }) => {
                 let id = self.send_now(ClientMsg::Spectate { code: room.code });
-                self.entry = Some(Entry::new(id, Purpose::Resume));
+                let ask = Ask::Spectate(room.code);
+                self.entry = Some(Entry::new(id, Purpose::Resume).asking(ask));
                 self.link = Link::Resuming { deadline };
             }
             None => {

@@ -653,6 +653,48 @@ fn a_redirected_spectate_watches_on_the_owner() {
 }
 
 #[test]
+fn a_spectator_dropped_watches_again_on_the_owner_it_is_sent_to() {
+    let mut core = connected();
+    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
+    sent(&mut core);
+    let joined = ServerMsg::Joined {
+        id: Some(spectate),
+        code: code(),
+        seat: None,
+        resume: None,
+    };
+    let game = Match::new(MatchConfig::default(), ms(0));
+    hear(&mut core, ms(1), &joined);
+    hear(&mut core, ms(1), &snapshot(&game));
+    events(&mut core);
+    core.handle_disconnected(ms(10), ClientError::ConnectionLost);
+    events(&mut core);
+    // The next node takes the hello, and sends the watch on to the room's owner.
+    let hello = reconnect(&mut core, ms(10));
+    hear(&mut core, ms(11), &welcome(hello.id));
+    let watch = sent(&mut core);
+    assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
+    hear(&mut core, ms(12), &redirect(watch.id, "relay-b"));
+    assert_redirected(&mut core, "relay-b");
+    let hello = reconnect(&mut core, ms(13));
+    hear(&mut core, ms(14), &welcome(hello.id));
+    let watch = sent(&mut core);
+    assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
+    let joined = ServerMsg::Joined {
+        id: Some(watch.id),
+        code: code(),
+        seat: None,
+        resume: None,
+    };
+    hear(&mut core, ms(15), &joined);
+    hear(&mut core, ms(15), &snapshot(&game));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
+}
+
+#[test]
 fn a_redirected_resume_hello_takes_the_seat_back_on_the_owner() {
     let (mut core, game) = seated();
     core.handle_disconnected(ms(100), ClientError::ConnectionLost);
