@@ -9,8 +9,8 @@ use xq_rules::fen::Fen;
 use xq_rules::{Color, Position};
 use xq_session::{DrawReason, Event, GameResult, RepetitionRule, TimeControl, WinReason};
 use xq_tests::{
-    FrameProxy, Pair, Relay, Scheme, connect, expect, match_event, moves, pair, pair_at, play_line,
-    run,
+    FrameProxy, Relay, Scheme, connect, expect, match_event, moves, pair, pair_at, play_line, run,
+    undo_round,
 };
 
 /// The quickest checkmate from the start: the cannon mates on the back rank over the advisor.
@@ -93,28 +93,6 @@ async fn perpetual_chase_by_the_rooms_rule(scheme: Scheme) {
     relay.shutdown().await;
 }
 
-/// Red asks to take back; Black answers. Returns what both players saw as the answer.
-async fn undo_round(pair: &mut Pair, accept: bool) -> Event {
-    pair.red
-        .request_undo()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        assert!(matches!(
-            match_event(client).await.1,
-            Event::UndoRequested(_)
-        ));
-    }
-    pair.black
-        .answer_undo(accept)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (_, seen_by_red) = match_event(&mut pair.red).await;
-    let (_, seen_by_black) = match_event(&mut pair.black).await;
-    assert_eq!(seen_by_red, seen_by_black);
-    seen_by_black
-}
-
 async fn undo_by_consent(scheme: Scheme) {
     let relay = Relay::start(scheme, "undo").await;
     let mut pair = pair(&relay, RoomOptions::default()).await;
@@ -122,7 +100,7 @@ async fn undo_by_consent(scheme: Scheme) {
 
     // The requester moved last: one ply comes back.
     play_line(&mut pair, &mut [], &moves("h2e2")).await;
-    let answer = undo_round(&mut pair, true).await;
+    let answer = undo_round(&mut pair, &mut [], true).await;
     assert!(
         matches!(answer, Event::UndoApplied { plies: 1, .. }),
         "{answer:?}"
@@ -136,7 +114,7 @@ async fn undo_by_consent(scheme: Scheme) {
 
     // The opponent has moved since: two plies come back, and the captured piece with them.
     play_line(&mut pair, &mut [], &moves("h2h9 i9h9")).await;
-    let answer = undo_round(&mut pair, true).await;
+    let answer = undo_round(&mut pair, &mut [], true).await;
     assert!(
         matches!(answer, Event::UndoApplied { plies: 2, .. }),
         "{answer:?}"
@@ -150,7 +128,7 @@ async fn undo_by_consent(scheme: Scheme) {
     // Declined: nothing moves back. (Red asks past the point of its last request: at the
     // same point or before it, the relay would refuse a second one.)
     play_line(&mut pair, &mut [], &moves("b0c2 h9g7 a0a1")).await;
-    let answer = undo_round(&mut pair, false).await;
+    let answer = undo_round(&mut pair, &mut [], false).await;
     assert!(matches!(answer, Event::UndoDeclined { .. }), "{answer:?}");
     for client in [&pair.red, &pair.black] {
         assert_eq!(client.mirror().map(|m| m.moves().len()), Some(3));

@@ -225,6 +225,33 @@ pub async fn play_line(pair: &mut Pair, watchers: &mut [&mut Client], moves: &[M
     }
 }
 
+/// Red asks to take back and Black answers, `accept` or not; both players and every watcher
+/// see the request, then the answer, which is returned.
+pub async fn undo_round(pair: &mut Pair, watchers: &mut [&mut Client], accept: bool) -> Event {
+    pair.red
+        .request_undo()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    for client in [&mut pair.red, &mut pair.black]
+        .into_iter()
+        .chain(watchers.iter_mut().map(|w| &mut **w))
+    {
+        assert!(matches!(
+            match_event(client).await.1,
+            Event::UndoRequested(_)
+        ));
+    }
+    pair.black
+        .answer_undo(accept)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_, answer) = match_event(&mut pair.red).await;
+    for client in std::iter::once(&mut pair.black).chain(watchers.iter_mut().map(|w| &mut **w)) {
+        assert_eq!(match_event(client).await.1, answer);
+    }
+    answer
+}
+
 /// Parses ICCS moves.
 pub fn moves(line: &str) -> Vec<Move> {
     line.split_whitespace()

@@ -53,7 +53,8 @@ impl ConnectPanel {
         ui.horizontal(|ui| {
             let label = ui.label("Relay");
             ui.text_edit_singleline(&mut self.relay)
-                .labelled_by(label.id);
+                .labelled_by(label.id)
+                .on_hover_text("A relay URL, or a relay cluster's nodes separated by commas");
         });
         ui.horizontal(|ui| {
             let label = ui.label("Room code");

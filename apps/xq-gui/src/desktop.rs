@@ -39,8 +39,15 @@ struct Args {
     #[arg(long, value_enum, default_value_t = Side::Red, requires = "computer")]
     side: Side,
     /// Play on the relay at this URL (udp://HOST:PORT, quic://HOST:PORT?fp=HEX or mem://NAME),
-    /// entering a room as --create, --join, --quick or --spectate says.
-    #[arg(long, value_name = "URL", requires = "entry", conflicts_with = "host")]
+    /// entering a room as --create, --join, --quick or --spectate says. A comma-separated list
+    /// of a relay cluster's nodes plays through the first that answers, and resumes through
+    /// the next when that one goes away.
+    #[arg(
+        long,
+        value_name = "URL[,URL...]",
+        requires = "entry",
+        conflicts_with = "host"
+    )]
     connect: Option<String>,
     /// Create a room on the relay and show its code to share.
     #[arg(long)]

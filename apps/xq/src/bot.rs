@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use rand::TryRng;
 use rand::rngs::SysRng;
-use xq_client::{Client, ClientError, ClientEvent, ClientOptions, Mirror};
+use xq_client::{Client, ClientError, ClientEvent, ClientOptions, Mirror, Relays};
 use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
 use xq_rules::{Color, Move};
 use xq_session::{TimeControl, pgn};
@@ -18,8 +18,12 @@ use crate::engine::{Brain, Budget, EngineSpec, Settings};
 /// The arguments of `xq bot`.
 #[derive(Args)]
 pub(crate) struct BotArgs {
-    /// The relay: `udp://host:port` or `quic://host:port?fp=<hex>`.
-    url: String,
+    /// The relay: `udp://host:port` or `quic://host:port?fp=<hex>`; or a relay cluster's
+    /// nodes as a comma-separated list (`udp://relay-a:7878,udp://relay-b:7878`), of which the
+    /// bot uses the first that answers and, when its relay goes away, resumes its seat through
+    /// the next one.
+    #[arg(value_name = "URL[,URL...]")]
+    relays: Relays,
     #[command(flatten)]
     entry: Entry,
     /// How to choose moves without an engine.
@@ -119,9 +123,9 @@ async fn play(args: BotArgs) -> Result<()> {
     if args.engine.is_some() {
         eprintln!("engine: {}", brain.name());
     }
-    let mut client = Client::connect(&args.url, options)
+    let mut client = Client::connect_relays(&args.relays, options)
         .await
-        .with_context(|| format!("connecting to {}", args.url))?;
+        .with_context(|| format!("connecting to {}", args.relays))?;
     let room = enter(&client, &args).await.context("entering a room")?;
     writeln!(io::stdout(), "room: {}", room.code)?;
     let seat = room

@@ -49,7 +49,9 @@ fn result_line(out: &str) -> &str {
         .unwrap_or_else(|| panic!("no result line in {out:?}"))
 }
 
-async fn two_bots_finish_a_game(listen: &str) {
+/// Two bots play a game on a relay listening on `listen`; the joiner is given `dead`, a relay
+/// nobody answers at, before the live one when there is one.
+async fn two_bots_finish_a_game(listen: &str, dead: Option<&str>) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let options = Options {
         quic_identity_dir: Some(dir.path().to_path_buf()),
@@ -62,11 +64,13 @@ async fn two_bots_finish_a_game(listen: &str) {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let url = server.local_urls()[0].clone();
+    let dead = dead.map(str::to_owned);
     let result = tokio::task::spawn_blocking(move || {
         let mut creator = bot(&[&url, "--create", "--seat", "red", "--seed", "1"]);
         let (code, creator_out) = room_code(&mut creator);
         assert_eq!(code.len(), 6, "{code}");
-        let joiner = bot(&[&url, "--join", &code, "--seed", "2"]);
+        let relays = dead.map_or_else(|| url.clone(), |dead| format!("{dead},{url}"));
+        let joiner = bot(&[&relays, "--join", &code, "--seed", "2"]);
         let joined = joiner.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
         let created_rest = rest(creator_out);
         let created = creator.wait().unwrap_or_else(|e| panic!("{e}"));
@@ -104,10 +108,21 @@ async fn two_bots_finish_a_game(listen: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_udp() {
-    two_bots_finish_a_game("udp://127.0.0.1:0").await;
+    two_bots_finish_a_game("udp://127.0.0.1:0", None).await;
+}
+
+/// Given a list of relays, a bot plays through the first one that answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_the_first_relay_of_a_list_that_answers() {
+    // A port nobody listens on: bound, then let go.
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = socket.local_addr().unwrap_or_else(|e| panic!("{e}")).port();
+    drop(socket);
+    let dead = format!("udp://127.0.0.1:{port}");
+    two_bots_finish_a_game("udp://127.0.0.1:0", Some(&dead)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_quic() {
-    two_bots_finish_a_game("quic://127.0.0.1:0").await;
+    two_bots_finish_a_game("quic://127.0.0.1:0", None).await;
 }

@@ -10,7 +10,8 @@ use xq_rules::Move;
 use xq_session::Action;
 
 use crate::driver::{self, Driver, Shared};
-use crate::{Answer, ClientCore, ClientError, ClientEvent, ClientOptions, Mirror, Room};
+use crate::relays::Rotation;
+use crate::{Answer, ClientCore, ClientError, ClientEvent, ClientOptions, Mirror, Relays, Room};
 
 /// A connection to a relay, over any transport, with a mirror of the room's match that stays
 /// in step and a connection that restores itself: a [`ClientCore`] that a background task
@@ -22,6 +23,14 @@ use crate::{Answer, ClientCore, ClientError, ClientEvent, ClientOptions, Mirror,
 /// reconnects, with pauses that grow, for [`crate::ReconnectPolicy::period`]; a player resumes
 /// its seat with the relay's resume token and a spectator watches again, and the mirror is
 /// rebuilt from the relay's snapshot, so nothing is missed and nothing is applied twice.
+///
+/// **Relay clusters.** A client may be given several relays ([`Relays`], a comma-separated
+/// list of URLs): the nodes of one cluster, which share their rooms. It connects to the first
+/// that answers, and each reconnection goes to the next one, round the list, so a player
+/// whose relay has gone away resumes its seat through another node. A node that does not own
+/// the room a request names redirects the client to the one that does
+/// ([`xq_protocol::ServerMsg::Redirect`]); the client follows by itself and asks again there,
+/// so [`join`](Self::join) (or a resume) answers with the room from its owner.
 ///
 /// Actions are sent as they are asked for and are not queued: while the connection is down
 /// they fail at once with [`ClientError::NotConnected`]. The relay refuses an action with a
@@ -40,23 +49,41 @@ pub struct Client {
 
 impl Client {
     /// Connects to the relay at `url` (`mem://`, `udp://` or `quic://…?fp=<hex>`) and says
-    /// hello.
+    /// hello. `url` may also be a comma-separated list of a cluster's nodes
+    /// (`udp://relay-a.example:7878,udp://relay-b.example:7878`), as
+    /// [`connect_relays`](Self::connect_relays) takes them.
     ///
     /// # Errors
     ///
+    /// [`ClientError::Relays`] for an empty list or an empty item in it;
     /// [`ClientError::VersionMismatch`] if the relay speaks another protocol version,
     /// [`ClientError::Timeout`] if it does not answer within
     /// [`ClientOptions::handshake_timeout`], otherwise the transport's error. The first
     /// connection is not retried.
     pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
-        Self::open(url, ClientCore::new(options))
+        Self::connect_relays(&url.parse()?, options).await
+    }
+
+    /// Connects to the first of `relays` that accepts a connection, trying them in order,
+    /// and says hello; later connections go round the list (see [`Client`]).
+    ///
+    /// # Errors
+    ///
+    /// The last relay's transport error if none accepts a connection; otherwise as
+    /// [`connect`](Self::connect).
+    pub async fn connect_relays(
+        relays: &Relays,
+        options: ClientOptions,
+    ) -> Result<Self, ClientError> {
+        Self::open(relays, ClientCore::new(options))
             .await
             .map(|(client, _)| client)
     }
 
-    /// Connects to the relay at `url` and takes back the seat that `token` holds: the way
-    /// back into a game for a program that was restarted, or crashed, while seated, with the
-    /// token it saved from [`resume_token`](Self::resume_token).
+    /// Connects to the relay at `url` (or the first that accepts of a comma-separated list,
+    /// as [`connect`](Self::connect) does) and takes back the seat that `token` holds: the
+    /// way back into a game for a program that was restarted, or crashed, while seated, with
+    /// the token it saved from [`resume_token`](Self::resume_token).
     ///
     /// The relay holds a seat for its grace period (60 s by default) after its player's
     /// connection ends; a player who stays away longer loses the game by abandonment. A room
@@ -104,14 +131,34 @@ impl Client {
     /// does not know the token or no longer holds its seat (the grace period ran out, the
     /// room closed, or a relay without storage restarted); [`ClientError::Timeout`] if the
     /// relay has not given the seat back within [`ClientOptions::handshake_timeout`];
-    /// [`ClientError::ConnectionLost`] if the connection fails before it answers; otherwise
-    /// as [`connect`](Self::connect). The first connection is not retried.
+    /// [`ClientError::ConnectionLost`] if the connection fails before it answers;
+    /// [`ClientError::Refused`] with [`xq_protocol::ErrorCode::Unavailable`] if the relay's
+    /// cluster is out of its reach (try again later); [`ClientError::TooManyRedirects`] if
+    /// the cluster's nodes keep sending the client on; otherwise as
+    /// [`connect`](Self::connect). The first connection is not retried (a redirect is
+    /// followed: it is no failure).
     pub async fn resume(
         url: &str,
         token: ResumeToken,
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
-        Self::open(url, ClientCore::resuming(options, token))
+        Self::resume_relays(&url.parse()?, token, options).await
+    }
+
+    /// Connects to the first of `relays` that accepts a connection, as
+    /// [`connect_relays`](Self::connect_relays) does, and takes back the seat that `token`
+    /// holds, as [`resume`](Self::resume) does: through any node of a cluster, which
+    /// redirects the client to the node that holds the seat.
+    ///
+    /// # Errors
+    ///
+    /// As [`resume`](Self::resume) and [`connect_relays`](Self::connect_relays).
+    pub async fn resume_relays(
+        relays: &Relays,
+        token: ResumeToken,
+        options: ClientOptions,
+    ) -> Result<Self, ClientError> {
+        Self::open(relays, ClientCore::resuming(options, token))
             .await
             .map(|(client, _)| client)
     }
@@ -320,16 +367,27 @@ impl Client {
         }
     }
 
-    /// Connects the transport, starts the driver over it, and waits for the answer to the
-    /// core's first hello.
-    async fn open(url: &str, mut core: ClientCore) -> Result<(Self, Answer), ClientError> {
+    /// Connects the transport to the first of `relays` that accepts, starts the driver over
+    /// it, and waits for the answer to the core's first hello.
+    async fn open(relays: &Relays, mut core: ClientCore) -> Result<(Self, Answer), ClientError> {
         let handshake = core.options().handshake_timeout;
-        let conn = timeout(
-            handshake,
-            xq_transport::connect(url, &core.options().transport),
-        )
-        .await
-        .map_err(|_| ClientError::Timeout)??;
+        let mut failure = ClientError::Timeout;
+        let mut opened = None;
+        for (index, url) in relays.iter().enumerate() {
+            let attempt = xq_transport::connect(url, &core.options().transport);
+            match timeout(handshake, attempt).await {
+                Ok(Ok(conn)) => {
+                    opened = Some((index, conn));
+                    break;
+                }
+                Ok(Err(error)) => failure = error.into(),
+                Err(_) => failure = ClientError::Timeout,
+            }
+            tracing::debug!(%url, %failure, "relay unreachable");
+        }
+        let Some((current, conn)) = opened else {
+            return Err(failure);
+        };
         let origin = Instant::now();
         let hello = core
             .handle_connected(driver::stamp(origin, origin))
@@ -337,7 +395,8 @@ impl Client {
         let (shared, answer) = Shared::new(core, origin, hello);
         let (sender, events) = mpsc::unbounded_channel();
         let (shutdown, stopped) = watch::channel(false);
-        let driver = Driver::new(Arc::clone(&shared), sender, url.to_string(), conn);
+        let rotation = Rotation::new(relays.clone(), current);
+        let driver = Driver::new(Arc::clone(&shared), sender, rotation, conn);
         let client = Self {
             shared,
             events,

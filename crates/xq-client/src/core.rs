@@ -13,7 +13,7 @@ use xq_protocol::{
 use xq_session::{Action, Timestamp};
 
 use self::backoff::Backoff;
-use self::request::{Entry, Purpose};
+use self::request::{Ask, Entry, Purpose};
 use crate::{Applied, ClientError, ClientEvent, ClientOptions, Mirror, Room};
 
 /// A client's conversation with a relay, in [quinn-proto]'s shape: it does no IO and reads no
@@ -30,8 +30,9 @@ use crate::{Applied, ClientError, ClientEvent, ClientOptions, Mirror, Room};
 ///   input takes the current [`Timestamp`] on the driver's clock.
 /// - **Outputs**: [`poll_transmit`](Self::poll_transmit) gives frames to send, in order;
 ///   [`poll_event`](Self::poll_event) gives [`CoreEvent`]s: the owner's [`ClientEvent`]s, the
-///   answers to its requests, and [`CoreEvent::Connect`] when the core wants a (new)
-///   connection.
+///   answers to its requests, [`CoreEvent::Connect`] when the core wants a (new)
+///   connection, and [`CoreEvent::Redirected`] before it when a relay sent the client to
+///   another node of its cluster.
 ///
 /// **Calling order**: after every input, send every transmit, handle every event, then re-arm
 /// the timer from `poll_timeout`.
@@ -39,7 +40,18 @@ use crate::{Applied, ClientError, ClientEvent, ClientOptions, Mirror, Room};
 /// The core speaks the protocol's conversation (see `xq_protocol`): the hello, entering a
 /// room, actions, rematch, leave, pings to keep the link alive, and, when the connection
 /// fails, reconnecting with growing pauses for [`crate::ReconnectPolicy::period`] and taking
-/// the seat back with its resume token (a spectator watches again). Every request carries an
+/// the seat back with its resume token (a spectator watches again).
+///
+/// A node of a relay cluster answers a hello with a resume token, a join or a spectate whose
+/// room another node owns with [`ServerMsg::Redirect`] and closes the connection. That is no
+/// outage: the core asks for a connection to the owner at once ([`CoreEvent::Redirected`],
+/// then [`CoreEvent::Connect`]), with no pause and no event for the owner, and on it repeats
+/// what was redirected (the hello, then the join or spectate, under the same request id), so
+/// the owner's request is answered by the node that owns the room. After
+/// [`REDIRECT_LIMIT`] redirects in a row with no answer it gives up with
+/// [`ClientError::TooManyRedirects`]. A node that gives a room up
+/// ([`DisconnectReason::Moved`]) and a cluster out of reach ([`ErrorCode::Unavailable`] to a
+/// resume) are outages: reconnect, with pauses, and resume. Every request carries an
 /// id of the core's choosing and every answer names it, so no answer is matched by counting.
 /// It keeps the room's [`Mirror`], advanced by the relay's events through the session's own
 /// code.
@@ -84,6 +96,11 @@ pub struct ClientCore {
     /// When the relay was last heard from.
     last_heard: Timestamp,
     outage: Option<Outage>,
+    /// Redirects followed since the relay last answered (the connection came up).
+    hops: u8,
+    /// Whether a connection has come up: failures from then on are outages, not the first
+    /// connection's failure.
+    greeted: bool,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<CoreEvent>,
 }
@@ -104,8 +121,26 @@ pub enum CoreEvent {
     /// Open a new connection to the relay now and call
     /// [`ClientCore::handle_connected`] (or [`ClientCore::handle_disconnected`] if it fails);
     /// the previous connection, if any, is dead: drop it.
+    ///
+    /// A driver given several relays (a cluster's nodes, [`crate::Relays`]) connects to the
+    /// next one each time, round the list, starting after the one it was on: the URLs of a
+    /// [`CoreEvent::Redirected`] first, if one came.
     Connect,
+    /// A relay sent the client to another node of its cluster, the room's owner: the
+    /// [`CoreEvent::Connect`] that follows at once, and any further ones, try these URLs
+    /// first, in order, before the driver's own relays. A driver with a single relay that
+    /// ignores this reconnects there, and ends with [`ClientError::TooManyRedirects`] if it
+    /// keeps being redirected.
+    Redirected {
+        /// The owning node's URLs, in its order of preference.
+        urls: Vec<String>,
+    },
 }
+
+/// How many redirects in a row, with no answer in between, the core follows: the next one
+/// fails with [`ClientError::TooManyRedirects`], so two nodes of a cluster that disagree on
+/// who owns a room cannot send a client back and forth for ever.
+pub const REDIRECT_LIMIT: u8 = 4;
 
 /// How the relay answered a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,12 +172,13 @@ struct Seating {
 enum Link {
     /// No connection yet: the driver opens one and calls `handle_connected`.
     Idle,
-    /// The core asked for a connection ([`CoreEvent::Connect`]), by `deadline`.
+    /// The core asked for a connection ([`CoreEvent::Connect`]), after an outage or a
+    /// redirect, by `deadline`.
     Connecting { deadline: Timestamp },
     /// The hello `id` waits for its welcome, by `deadline`.
     Greeting { id: RequestId, deadline: Timestamp },
-    /// Welcomed, and taking the room back by `deadline`: nothing can be sent until its
-    /// snapshot.
+    /// Welcomed, and taking the room back (or entering the room a redirect sent it here for)
+    /// by `deadline`: nothing can be sent until its snapshot.
     Resuming { deadline: Timestamp },
     /// Connected and in step with the relay.
     Up,
@@ -176,6 +212,8 @@ impl ClientCore {
             ping: None,
             last_heard: Timestamp::default(),
             outage: None,
+            hops: 0,
+            greeted: false,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
         }
@@ -202,11 +240,20 @@ impl ClientCore {
             .room
             .and_then(|seating| seating.token)
             .or(self.initial_token);
-        let id = self.send_now(ClientMsg::Hello {
-            version: PROTOCOL_VERSION,
-            client: self.options.name.clone(),
-            resume,
-        });
+        // A first hello with a token that a relay redirected is asked again under its id: its
+        // owner waits for that id's answer.
+        let id = self
+            .entry
+            .filter(Entry::is_resume_hello)
+            .map_or_else(|| self.new_id(), |entry| entry.id);
+        self.send_as(
+            id,
+            ClientMsg::Hello {
+                version: PROTOCOL_VERSION,
+                client: self.options.name.clone(),
+                resume,
+            },
+        );
         // One deadline for the whole attempt: the transport's handshake, the hello and, for a
         // resume, the room's snapshot.
         let deadline = match self.link {
@@ -347,7 +394,9 @@ impl ClientCore {
     ///
     /// As [`create`](Self::create).
     pub fn join(&mut self, code: RoomCode) -> Result<RequestId, ClientError> {
-        self.enter(ClientMsg::JoinRoom { code }, true)
+        let id = self.enter(ClientMsg::JoinRoom { code }, true)?;
+        self.entry = self.entry.map(|entry| entry.asking(Ask::Join(code)));
+        Ok(id)
     }
 
     /// Waits to be paired; [`ClientEvent::Queued`] while it waits, and [`Answer::Entered`]
@@ -366,7 +415,9 @@ impl ClientCore {
     ///
     /// As [`create`](Self::create).
     pub fn spectate(&mut self, code: RoomCode) -> Result<RequestId, ClientError> {
-        self.enter(ClientMsg::Spectate { code }, false)
+        let id = self.enter(ClientMsg::Spectate { code }, false)?;
+        self.entry = self.entry.map(|entry| entry.asking(Ask::Spectate(code)));
+        Ok(id)
     }
 
     /// Sends a player's action, as given: answered by [`Answer::Accepted`] with its first
@@ -503,8 +554,18 @@ impl ClientCore {
 
     /// Queues `msg` with a new id, and returns the id.
     fn send_now(&mut self, msg: ClientMsg) -> RequestId {
+        let id = self.new_id();
+        self.send_as(id, msg);
+        id
+    }
+
+    fn new_id(&mut self) -> RequestId {
         self.next_id = self.next_id.wrapping_add(1);
-        let id = RequestId(self.next_id);
+        RequestId(self.next_id)
+    }
+
+    /// Queues `msg` with the id `id`: a new one, or that of a request asked again.
+    fn send_as(&mut self, id: RequestId, msg: ClientMsg) {
         match codec::to_frame(&Request { id, msg }) {
             Ok(frame) => self.transmits.push_back(frame),
             // Only a huge client name could outgrow a frame; the relay then never answers,
@@ -514,7 +575,6 @@ impl ClientCore {
                 outcome: Err(error.into()),
             }),
         }
-        id
     }
 
     /// When an attempt starting at `now` must have succeeded: the handshake timeout, within
@@ -606,6 +666,7 @@ impl ClientCore {
                 self.answer(id, Ok(Answer::Done));
             }
             ServerMsg::Error { id, code, message } => self.refused(id, code, message)?,
+            ServerMsg::Redirect { id, urls } => self.redirected(now, id, urls)?,
             ServerMsg::Disconnect {
                 reason: DisconnectReason::VersionMismatch,
                 ..
@@ -637,12 +698,21 @@ impl ClientCore {
                 relay: Some(version),
             });
         }
+        self.last_heard = now;
+        // A join or spectate that a relay redirected here is asked again, under its id.
+        if let Some(msg) = self.entry.as_mut().and_then(Entry::take_unsent)
+            && let Some(entry) = self.entry
+        {
+            self.send_as(entry.id, msg);
+            self.link = Link::Resuming { deadline };
+            return Ok(());
+        }
         let first = self.outage.is_none();
         match self.room {
             // The first hello carried a token: its entry completes with the snapshot.
             _ if first && self.entry.is_some() => self.link = Link::Resuming { deadline },
             _ if first => {
-                self.link = Link::Up;
+                self.up();
                 self.answer(id, Ok(Answer::Welcome));
             }
             Some(Seating { token: Some(_), .. }) => {
@@ -652,17 +722,75 @@ impl ClientCore {
             }
             Some(Seating { room, .. }) => {
                 let id = self.send_now(ClientMsg::Spectate { code: room.code });
-                self.entry = Some(Entry::new(id, Purpose::Resume));
+                let ask = Ask::Spectate(room.code);
+                self.entry = Some(Entry::new(id, Purpose::Resume).asking(ask));
                 self.link = Link::Resuming { deadline };
             }
             None => {
-                self.link = Link::Up;
+                self.up();
                 self.outage = None;
                 self.emit(ClientEvent::Reconnected);
             }
         }
-        self.last_heard = now;
         Ok(())
+    }
+
+    /// The relay sent request `id` to `urls`, the node of its cluster that owns the room,
+    /// and closes the connection: follow, unless the nodes have sent it round too often.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::TooManyRedirects`] after [`REDIRECT_LIMIT`] redirects in a row, and
+    /// [`ClientError::Unexpected`] for a redirect of a request that cannot be redirected:
+    /// the connection fails with it.
+    fn redirected(
+        &mut self,
+        now: Timestamp,
+        id: RequestId,
+        urls: Vec<String>,
+    ) -> Result<(), ClientError> {
+        let hello = matches!(self.link, Link::Greeting { id: hello, .. } if hello == id);
+        let entry = self
+            .entry
+            .filter(|entry| entry.id == id && entry.is_redirectable());
+        if !hello && entry.is_none() {
+            return Err(ClientError::Unexpected {
+                expected: "a redirect of a hello, a join or a spectate",
+            });
+        }
+        self.hops += 1;
+        if self.hops >= REDIRECT_LIMIT {
+            self.hops = 0;
+            // The owner's join or spectate on a connection that was up hears it; the
+            // connection is then restored as after any failure.
+            if self.greeted
+                && let Some(entry) = self.entry.take_if(|entry| {
+                    entry.id == id && matches!(entry.purpose, Purpose::Owner { .. })
+                })
+            {
+                self.answer(entry.id, Err(ClientError::TooManyRedirects));
+            }
+            return Err(ClientError::TooManyRedirects);
+        }
+        // The connection is over; what waited to go out on it goes with it. The core's own
+        // resume starts over on the next connection; the owner's entry is asked again there.
+        self.ping = None;
+        self.transmits.clear();
+        self.entry.take_if(|entry| entry.purpose == Purpose::Resume);
+        self.entry = self.entry.map(Entry::redirected);
+        self.link = Link::Connecting {
+            deadline: self.attempt_deadline(now),
+        };
+        self.events.push_back(CoreEvent::Redirected { urls });
+        self.events.push_back(CoreEvent::Connect);
+        Ok(())
+    }
+
+    /// The connection is up and in step: a redirect chain, if any, has ended.
+    fn up(&mut self) {
+        self.link = Link::Up;
+        self.hops = 0;
+        self.greeted = true;
     }
 
     /// A snapshot arrived, after `previous` (the mirror it replaced): it completes an entry,
@@ -679,7 +807,7 @@ impl ClientCore {
                 if starts_match {
                     self.emit(ClientEvent::MatchStarted);
                 }
-                self.link = Link::Up;
+                self.up();
                 let outcome = room.ok_or(ClientError::Unexpected { expected: "joined" });
                 self.answer(id, outcome.map(Answer::Entered));
             }
@@ -687,7 +815,7 @@ impl ClientCore {
                 purpose: Purpose::Resume,
                 ..
             }) => {
-                self.link = Link::Up;
+                self.up();
                 self.outage = None;
                 self.emit(ClientEvent::Reconnected);
             }
@@ -727,7 +855,7 @@ impl ClientCore {
             return match entry.purpose {
                 Purpose::Owner { .. } => {
                     // A refused resume hello leaves a connected client in no room.
-                    self.link = Link::Up;
+                    self.up();
                     self.answer(id, Err(refusal()));
                     Ok(())
                 }
@@ -751,7 +879,7 @@ impl ClientCore {
             return;
         }
         // The first connection is not retried: its owner hears why it failed.
-        let first = self.outage.is_none() && self.room.is_none() && self.link != Link::Up;
+        let first = !self.greeted && self.outage.is_none() && self.room.is_none();
         if first || !cause.is_transient() || self.options.reconnect.period.is_zero() {
             return self.finish(Some(cause));
         }
@@ -759,7 +887,9 @@ impl ClientCore {
         // What waited to go out goes with the connection; a resume in progress starts over.
         self.transmits.clear();
         self.entry.take_if(|entry| entry.purpose == Purpose::Resume);
-        let retry = matches!(self.link, Link::Up | Link::Resuming { .. });
+        self.hops = 0;
+        let retry =
+            matches!(self.link, Link::Up | Link::Resuming { .. }) && !cause.calls_for_a_pause();
         if let Some(outage) = &mut self.outage {
             // A connection that was up is tried again at once, a failed attempt after a
             // longer pause each time.
@@ -789,12 +919,15 @@ impl ClientCore {
         // The first hello's owner waits for its answer (a first resume's, for the room), and
         // the failure is that answer.
         let greeting = match self.link {
-            _ if self.outage.is_some() || self.room.is_some() => None,
+            _ if self.greeted || self.outage.is_some() || self.room.is_some() => None,
             Link::Greeting { id, .. } => {
                 self.entry.take_if(|entry| entry.id == id);
                 Some(id)
             }
-            Link::Resuming { .. } => self.entry.take().map(|entry| entry.id),
+            // A first resume or entry, redirected.
+            Link::Connecting { .. } | Link::Resuming { .. } => {
+                self.entry.take().map(|entry| entry.id)
+            }
             _ => None,
         };
         self.transmits.clear();

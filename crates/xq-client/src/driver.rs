@@ -12,6 +12,7 @@ use xq_session::Timestamp;
 use xq_transport::Connection;
 
 use crate::client::Waiter;
+use crate::relays::Rotation;
 use crate::{Answer, ClientCore, ClientError, ClientEvent, CoreEvent};
 
 /// What the client's handle and its driver share.
@@ -99,7 +100,8 @@ pub(crate) struct Driver {
     shared: Arc<Shared>,
     /// The owner's event stream; it ends when the driver does.
     events: mpsc::UnboundedSender<ClientEvent>,
-    url: String,
+    /// Where the next connection goes.
+    relays: Rotation,
     /// The connection; `None` between a failure and the next connection.
     conn: Option<Arc<dyn Connection>>,
 }
@@ -108,13 +110,13 @@ impl Driver {
     pub(crate) fn new(
         shared: Arc<Shared>,
         events: mpsc::UnboundedSender<ClientEvent>,
-        url: String,
+        relays: Rotation,
         conn: Arc<dyn Connection>,
     ) -> Self {
         Self {
             shared,
             events,
-            url,
+            relays,
             conn: Some(conn),
         }
     }
@@ -221,6 +223,7 @@ impl Driver {
                         }
                     }
                     CoreEvent::Connect => connect = true,
+                    CoreEvent::Redirected { urls } => self.relays.redirect(urls),
                 }
             }
             for frame in frames {
@@ -240,10 +243,12 @@ impl Driver {
         }
     }
 
-    /// Opens the connection the core asked for, by `deadline`.
+    /// Opens the connection the core asked for, to the next relay, by `deadline`.
     async fn connect(&mut self, deadline: Option<Instant>) {
         let options = self.shared.lock().core.options().transport.clone();
-        let attempt = xq_transport::connect(&self.url, &options);
+        let url = self.relays.next_url();
+        tracing::debug!(%url, "connecting");
+        let attempt = xq_transport::connect(&url, &options);
         let result = match deadline {
             Some(deadline) => timeout_at(deadline, attempt).await.ok(),
             None => Some(attempt.await),

@@ -5,7 +5,7 @@ use xq_protocol::{DisconnectReason, ErrorCode, PROTOCOL_VERSION};
 #[cfg(feature = "tokio")]
 use xq_transport::TransportError;
 
-use crate::MirrorError;
+use crate::{MirrorError, ParseRelaysError};
 
 /// Why a [`crate::Client`] operation failed, or why its connection ended.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +53,18 @@ pub enum ClientError {
     /// The relay did not answer in time.
     #[error("the relay did not answer in time")]
     Timeout,
+    /// The relay URLs given do not make a list.
+    #[error(transparent)]
+    Relays(#[from] ParseRelaysError),
+    /// Nodes of a relay cluster sent the request on from one to the next
+    /// ([`xq_protocol::ServerMsg::Redirect`]) [`REDIRECT_LIMIT`](crate::REDIRECT_LIMIT) times
+    /// without answering it: they disagree on who owns the room. Reconnecting later may
+    /// find them agreed.
+    #[error(
+        "redirected from relay to relay {} times without an answer",
+        crate::REDIRECT_LIMIT
+    )]
+    TooManyRedirects,
     /// The relay's snapshot or events do not fit the mirrored match.
     #[error("out of step with the relay: {0}")]
     Mirror(#[from] MirrorError),
@@ -79,6 +91,19 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// Whether the relay asked for time (its cluster out of reach), or its nodes sent the
+    /// client round in circles: the next attempt waits, even after a connection that was up.
+    pub(crate) const fn calls_for_a_pause(&self) -> bool {
+        matches!(
+            self,
+            Self::TooManyRedirects
+                | Self::Refused {
+                    code: ErrorCode::Unavailable,
+                    ..
+                }
+        )
+    }
+
     /// Whether the transport failed underneath.
     pub(crate) const fn is_transport(&self) -> bool {
         match self {
@@ -88,10 +113,12 @@ impl ClientError {
         }
     }
 
-    /// Whether reconnecting may help: the connection failed, or the relay went away in a way
-    /// it may come back from. A refusal, another protocol version, a removal by the relay's
-    /// operator and a disconnection for idling in no room (which a new connection in no room
-    /// would only repeat) are final.
+    /// Whether reconnecting may help: the connection failed, the relay went away in a way it
+    /// may come back from (shutting down, or giving the room up to another node of its
+    /// cluster), its cluster was out of reach ([`ErrorCode::Unavailable`]) or its nodes sent
+    /// the client round in circles. Any other refusal, another protocol version, a removal by
+    /// the relay's operator and a disconnection for idling in no room (which a new connection
+    /// in no room would only repeat) are final.
     pub(crate) const fn is_transient(&self) -> bool {
         match self {
             #[cfg(feature = "tokio")]
@@ -100,8 +127,15 @@ impl ClientError {
             | Self::Unexpected { .. }
             | Self::Timeout
             | Self::Mirror(_)
-            | Self::ConnectionLost => true,
-            Self::ClosedByRelay { reason, .. } => matches!(reason, DisconnectReason::ShuttingDown),
+            | Self::ConnectionLost
+            | Self::TooManyRedirects => true,
+            Self::Refused { code, .. } => matches!(code, ErrorCode::Unavailable),
+            Self::ClosedByRelay { reason, .. } => {
+                matches!(
+                    reason,
+                    DisconnectReason::ShuttingDown | DisconnectReason::Moved
+                )
+            }
             _ => false,
         }
     }

@@ -7,7 +7,9 @@
 //!   [`Client::play`]; a stream of [`ClientEvent`]s; and automatic reconnection with the
 //!   seat's resume token for the relay's grace period. A program restarted while seated
 //!   takes its seat back with [`Client::resume`] and the token it saved from
-//!   [`Client::resume_token`].
+//!   [`Client::resume_token`]. Given a relay cluster's nodes ([`Relays`], a comma-separated
+//!   list), it follows a node's redirect to the room's owner and, when its relay goes away,
+//!   resumes through the next node of the list.
 //! - [`ClientCore`] is the whole conversation with the relay as a sans-IO state machine:
 //!   hello, rooms, actions, rematch, leave, keep-alive pings, reconnecting and resuming the
 //!   seat, with an id on every request. `Client` drives it; so can a browser, a load
@@ -73,11 +75,13 @@ mod error;
 mod event;
 mod mirror;
 mod options;
+mod relays;
 
 #[cfg(feature = "tokio")]
 pub use client::Client;
-pub use core::{Answer, ClientCore, CoreEvent, Keepalive};
+pub use core::{Answer, ClientCore, CoreEvent, Keepalive, REDIRECT_LIMIT};
 pub use error::ClientError;
 pub use event::{ClientEvent, Room};
 pub use mirror::{Applied, Mirror, MirrorError};
 pub use options::{ClientOptions, ReconnectPolicy};
+pub use relays::{ParseRelaysError, Relays};

@@ -152,6 +152,12 @@ impl Cluster {
         *lock(&self.inner.advertise) = urls;
     }
 
+    /// The client URLs this node advertises (none until given or set).
+    #[must_use]
+    pub fn advertised(&self) -> Vec<String> {
+        lock(&self.inner.advertise).clone()
+    }
+
     /// The storage engine of this node's rooms, for the relay's storage thread.
     #[must_use]
     pub fn storage(&self) -> ClusterStorage {

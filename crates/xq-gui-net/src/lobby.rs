@@ -36,8 +36,9 @@ impl Lobby {
         Self::default()
     }
 
-    /// Connects to the relay at `url` and enters a room as `entry` says. The game arrives
-    /// through [`poll`](Self::poll). A URL that does not parse is reported at once in
+    /// Connects to the relay at `url` (or the first that answers of a comma-separated list
+    /// of a cluster's nodes) and enters a room as `entry` says. The game arrives through
+    /// [`poll`](Self::poll). A URL or list that does not parse is reported at once in
     /// [`error`](Self::error), any other failure there once connecting gives up.
     pub fn connect(&mut self, url: &str, entry: Entry, wake: Wake) {
         self.error = None;

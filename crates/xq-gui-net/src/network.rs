@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use xq_client::{Client, ClientError, ClientOptions};
+use xq_client::{Client, ClientError, ClientOptions, ParseRelaysError, Relays};
 use xq_protocol::{RoomCode, RoomOptions};
 use xq_transport::{Address, TransportError};
 
@@ -43,7 +43,10 @@ pub enum Entry {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConnectError {
-    /// The relay URL does not parse.
+    /// The list of relay URLs has an empty item, or none at all.
+    #[error("bad relay list: {0}")]
+    Relays(#[source] ParseRelaysError),
+    /// A relay URL does not parse.
     #[error("bad relay URL: {0}")]
     Url(#[source] TransportError),
     /// The relay could not be reached or did not answer, or connecting found the URL wrong
@@ -87,9 +90,15 @@ impl Network {
     /// Connects to the relay at `url` and enters a room as `entry` says, in the background.
     /// `wake` is called whenever the game has news, once it exists.
     ///
+    /// `url` may be a relay cluster's nodes as a comma-separated list
+    /// (`udp://relay-a:7878,udp://relay-b:7878`): the game goes through the first that
+    /// answers, follows a node's redirect to the node that owns the room, and when its relay
+    /// goes away resumes through the next one (see [`xq_client::Client`]).
+    ///
     /// # Errors
     ///
-    /// [`ConnectError::Url`] at once when `url` does not parse as a transport URL. What only
+    /// [`ConnectError::Relays`] at once for an empty list or item, [`ConnectError::Url`] when
+    /// an item does not parse as a transport URL. What only
     /// connecting checks (that the host resolves; for QUIC, that the URL names a valid way to
     /// trust the relay, such as a well-formed `fp`) is reported later, through the
     /// [`Pending`], as [`ConnectError::Unreachable`].
@@ -99,9 +108,11 @@ impl Network {
         entry: Entry,
         wake: Wake,
     ) -> Result<Pending<Result<RemoteGame, ConnectError>>, ConnectError> {
-        url.parse::<Address>().map_err(ConnectError::Url)?;
-        let url = url.to_owned();
-        Ok(self.spawn(async move { enter(&url, entry, wake).await }))
+        let relays: Relays = url.parse().map_err(ConnectError::Relays)?;
+        for url in relays.iter() {
+            url.parse::<Address>().map_err(ConnectError::Url)?;
+        }
+        Ok(self.spawn(async move { enter(&relays, entry, wake).await }))
     }
 
     /// Runs `task` on the runtime; its output arrives through the [`Pending`].
@@ -140,13 +151,13 @@ impl<T> Pending<T> {
 }
 
 /// Connects, enters the room and starts the game's task.
-async fn enter(url: &str, entry: Entry, wake: Wake) -> Result<RemoteGame, ConnectError> {
+async fn enter(relays: &Relays, entry: Entry, wake: Wake) -> Result<RemoteGame, ConnectError> {
     let options = ClientOptions {
         name: concat!("xq-gui/", env!("CARGO_PKG_VERSION")).to_owned(),
         handshake_timeout: HANDSHAKE_TIMEOUT,
         ..ClientOptions::default()
     };
-    let client = Client::connect(url, options)
+    let client = Client::connect_relays(relays, options)
         .await
         .map_err(ConnectError::Unreachable)?;
     let room = match entry {

@@ -222,6 +222,23 @@ fn two_players_and_a_spectator_play_through_a_hosted_relay() {
 }
 
 #[test]
+fn a_list_of_relays_plays_through_the_first_that_answers() {
+    let clock = Clock(Instant::now());
+    let network = Network::new().expect("a runtime");
+    let (host, _identity) = hosted(&network);
+    let game = connect(&network, host.own_url(), Entry::Create(red_seat()));
+    let code = game.code();
+    let mut red = view_of(&clock, game);
+    // Nobody listens at the first node of the list.
+    let list = format!("mem://gui-nobody-here, {}", host.own_url());
+    let black = view_of(&clock, connect(&network, &list, Entry::Join(code)));
+    assert_eq!(black.orientation().bottom, Color::Black);
+    until(&clock, &mut red, "the game begins", |view| {
+        view.status_line() == "Red to move · opponent connected"
+    });
+}
+
+#[test]
 fn only_the_players_may_ask_for_a_rematch() {
     let clock = Clock(Instant::now());
     let network = Network::new().expect("a runtime");
@@ -317,6 +334,20 @@ fn the_lobby_reports_bad_urls_codes_and_unreachable_relays() {
             .is_some_and(|error| error.starts_with("bad relay URL"))
     );
     assert!(!lobby.is_busy());
+
+    // A list is checked item by item: a hole in it, or an item that is no URL.
+    lobby.create("mem://a,,mem://b", no_wake());
+    assert!(
+        lobby
+            .error()
+            .is_some_and(|error| error.starts_with("bad relay list"))
+    );
+    lobby.create("mem://a,not a url", no_wake());
+    assert!(
+        lobby
+            .error()
+            .is_some_and(|error| error.starts_with("bad relay URL"))
+    );
 
     lobby.join("mem://nobody-here", "0000", no_wake());
     assert!(

@@ -5,7 +5,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use xq_protocol::RoomCode;
 
-use crate::{Located, Lookup};
+use crate::{ClusterCounters, Located, Lookup};
 
 /// The shared state of a cluster of relay nodes, where the driver claims room codes, looks up
 /// the rooms other nodes own and finds the rooms nobody owns any more. Its storage half is a
@@ -53,4 +53,7 @@ pub trait Directory: Send + Sync + std::fmt::Debug + 'static {
 
     /// How often to look for [`orphans`](Self::orphans).
     fn sweep_interval(&self) -> Duration;
+
+    /// Its counters now.
+    fn counters(&self) -> ClusterCounters;
 }

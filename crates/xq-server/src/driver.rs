@@ -582,6 +582,10 @@ impl Driver {
             refused_connections: self.refused_connections,
             slow_consumers: self.slow_consumers,
             commits: self.commits.clone(),
+            cluster: self
+                .cluster
+                .as_ref()
+                .map(|cluster| cluster.directory.counters()),
         }
     }
 

@@ -152,6 +152,58 @@ impl Collector for Snapshot {
             "Connections cut off because they did not read.",
             self.0.slow_consumers,
         )?;
+        let cluster = [
+            (
+                "redirects",
+                "Requests sent to the node that owns their room.",
+                relay.redirects,
+            ),
+            (
+                "takeovers",
+                "Rooms taken over from a node that no longer owned them.",
+                relay.takeovers,
+            ),
+            (
+                "evictions",
+                "Rooms given up to another node that owns them now.",
+                relay.evictions,
+            ),
+        ];
+        for (name, help, value) in cluster {
+            counter(&mut encoder, &format!("cluster_{name}"), help, value)?;
+        }
+        if let Some(cluster) = &self.0.cluster {
+            let counters = [
+                (
+                    "lease_renewals",
+                    "Room ownerships renewed.",
+                    cluster.lease_renewals,
+                ),
+                (
+                    "lease_losses",
+                    "Room ownerships lost.",
+                    cluster.lease_losses,
+                ),
+                (
+                    "claims_won",
+                    "Room codes claimed for this node.",
+                    cluster.claims_won,
+                ),
+                (
+                    "claims_lost",
+                    "Room codes found taken by another node.",
+                    cluster.claims_lost,
+                ),
+                (
+                    "refused_appends",
+                    "Appends refused because another node wrote the room since.",
+                    cluster.refused_appends,
+                ),
+            ];
+            for (name, help, value) in counters {
+                counter(&mut encoder, &format!("cluster_{name}"), help, value)?;
+            }
+        }
         let commits = &self.0.commits;
         let buckets: Vec<(f64, u64)> = commits
             .buckets()

@@ -73,8 +73,27 @@ pub struct ServerMetrics {
     pub refused_connections: u64,
     /// Connections cut off because their outgoing queue was full (they did not read).
     pub slow_consumers: u64,
-    /// How long each storage commit took (empty without storage).
+    /// How long each storage commit took (empty without storage). In a cluster, a commit is
+    /// the appends of its rooms to the shared log, made at once: this is their latency.
     pub commits: LatencyHistogram,
+    /// The cluster's own counters, for a node of one.
+    pub cluster: Option<ClusterCounters>,
+}
+
+/// What a node's [`crate::Directory`] counts of its part in the cluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClusterCounters {
+    /// Room ownerships (and claimed codes) renewed.
+    pub lease_renewals: u64,
+    /// Room ownerships lost: not renewed in time, or held by another node.
+    pub lease_losses: u64,
+    /// Room codes claimed for this node.
+    pub claims_won: u64,
+    /// Room codes found taken by another node.
+    pub claims_lost: u64,
+    /// Appends to a room's log refused because another node wrote it since.
+    pub refused_appends: u64,
 }
 
 /// Asks a running [`crate::Server`] for its counters; cheap to clone, and valid after the

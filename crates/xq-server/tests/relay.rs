@@ -11,7 +11,7 @@ use xq_protocol::{
 };
 use xq_rules::iccs::Iccs;
 use xq_rules::{Color, Move};
-use xq_server::{Config, ConnId, Output, Persist, Relay};
+use xq_server::{ClusterMode, Config, ConnId, Located, Lookup, Output, Persist, Relay};
 use xq_session::{
     Action, CommandError, DrawReason, Event, GameResult, Match, Status, TimeControl, Timestamp,
     WinReason,
@@ -33,6 +33,12 @@ struct Harness {
     closed: Vec<(ConnId, DisconnectReason)>,
     /// Every output of the last input, in order.
     last: Vec<Output>,
+    /// Every change the relay persisted.
+    persisted: Vec<Persist>,
+    /// The codes it asked the cluster to claim, not settled yet.
+    claims: Vec<RoomCode>,
+    /// The requests it asked the cluster to locate a room for, not answered yet.
+    locates: Vec<(ConnId, Request, Lookup)>,
 }
 
 /// A player as the tests see it: its connection, room, colour and token.
@@ -53,7 +59,7 @@ impl Harness {
     }
 
     fn with_config(config: Config) -> Self {
-        Self {
+        let mut harness = Self {
             relay: Relay::new(config, [42; 32]),
             now: 1_000,
             next_conn: 1,
@@ -62,7 +68,40 @@ impl Harness {
             inbox: HashMap::new(),
             closed: Vec::new(),
             last: Vec::new(),
+            persisted: Vec::new(),
+            claims: Vec::new(),
+            locates: Vec::new(),
+        };
+        harness.collect();
+        harness
+    }
+
+    /// A node of a cluster keeping `reserve` claimed codes ready, all of its first claims won.
+    fn node(reserve: usize) -> Self {
+        let mut node = Self::with_config(Config {
+            grace: GRACE,
+            cluster: Some(ClusterMode { reserve }),
+            ..Config::default()
+        });
+        for code in std::mem::take(&mut node.claims) {
+            node.relay.handle_claim(code, true);
+            node.collect();
         }
+        // Winning claims asks for none: the reserve is full.
+        assert_eq!(node.claims, []);
+        node
+    }
+
+    /// Answers the one request waiting for the cluster with `located`.
+    fn locate(&mut self, located: Located) -> (ConnId, Lookup) {
+        let [(conn, request, lookup)] = &std::mem::take(&mut self.locates)[..] else {
+            panic!("expected one request to locate");
+        };
+        let (conn, lookup) = (*conn, *lookup);
+        self.relay
+            .handle_located(self.now(), conn, request.clone(), located);
+        self.collect();
+        (conn, lookup)
     }
 
     fn now(&self) -> Timestamp {
@@ -78,7 +117,13 @@ impl Harness {
                     self.inbox.entry(*to).or_default().push(msg);
                 }
                 Output::Close { conn, reason } => self.closed.push((*conn, *reason)),
-                Output::Persist(_) | Output::Claim(_) | Output::Locate { .. } => {}
+                Output::Persist(change) => self.persisted.push(change.clone()),
+                Output::Claim(code) => self.claims.push(*code),
+                Output::Locate {
+                    conn,
+                    request,
+                    lookup,
+                } => self.locates.push((*conn, request.clone(), *lookup)),
             }
             self.last.push(output);
         }
@@ -1798,4 +1843,181 @@ fn a_frame_on_a_connection_time_has_closed_is_not_served() {
         "{seen:?}"
     );
     assert_eq!(h.closed, [(late, DisconnectReason::Idle)]);
+}
+
+#[test]
+fn a_cluster_node_opens_rooms_only_with_codes_it_claimed() {
+    let mut node = Harness::with_config(Config {
+        cluster: Some(ClusterMode { reserve: 2 }),
+        ..Config::default()
+    });
+    let first = node.claims.clone();
+    assert_eq!(first.len(), 2, "the node claims its reserve at once");
+    let creator = node.client();
+    node.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(
+        node.error(creator),
+        ErrorCode::Unavailable,
+        "no code is ready yet"
+    );
+    node.send(creator, ClientMsg::QuickMatch(RoomOptions::default()));
+    assert_eq!(node.error(creator), ErrorCode::Unavailable);
+
+    // A claim lost to another node is replaced by a new one; a won claim is ready.
+    node.claims.clear();
+    node.relay.handle_claim(first[0], false);
+    node.collect();
+    assert_eq!(node.claims.len(), 1, "a lost claim is replaced");
+    assert!(!first.contains(&node.claims[0]));
+    node.claims.clear();
+    node.relay.handle_claim(first[1], true);
+    node.collect();
+    assert_eq!(node.claims, [], "the reserve counts the claim still out");
+    node.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
+    match &node.take(creator)[..] {
+        [ServerMsg::Joined { code, .. }, ServerMsg::Snapshot(_)] => assert_eq!(*code, first[1]),
+        other => panic!("expected the room with the claimed code, got {other:?}"),
+    }
+    assert_eq!(node.claims.len(), 1, "the code used is replaced");
+    // A code it never asked for changes nothing.
+    node.relay.handle_claim(RoomCode::from_u64(99), true);
+    node.collect();
+    assert_eq!(node.claims.len(), 1);
+}
+
+#[test]
+fn a_room_another_node_owns_is_redirected_to_it() {
+    let mut node = Harness::node(1);
+    let urls = vec!["udp://127.0.0.1:7001".to_string()];
+    let code = RoomCode::from_u64(12_345);
+    for msg in [ClientMsg::JoinRoom { code }, ClientMsg::Spectate { code }] {
+        let conn = node.client();
+        let id = node.send(conn, msg);
+        assert_eq!(node.take(conn), [], "the request waits for the cluster");
+        assert_eq!(
+            node.locate(Located::Elsewhere(urls.clone())).1,
+            Lookup::Room(code)
+        );
+        assert_eq!(
+            node.take(conn),
+            [ServerMsg::Redirect {
+                id,
+                urls: urls.clone()
+            }]
+        );
+        assert_eq!(node.closed.pop(), Some((conn, DisconnectReason::Moved)));
+    }
+    let token = ResumeToken([9; 16]);
+    let conn = node.raw();
+    let id = node.send(conn, hello(Some(token)));
+    assert_eq!(node.take(conn), []);
+    assert_eq!(
+        node.locate(Located::Elsewhere(urls.clone())).1,
+        Lookup::Token(token)
+    );
+    assert_eq!(node.take(conn), [ServerMsg::Redirect { id, urls }]);
+    assert_eq!(node.relay.connection_count(), 0);
+}
+
+#[test]
+fn what_the_cluster_does_not_know_is_refused_as_by_a_relay_alone() {
+    let mut node = Harness::node(1);
+    let code = RoomCode::from_u64(777);
+    let conn = node.client();
+    node.send(conn, ClientMsg::JoinRoom { code });
+    node.locate(Located::Nowhere);
+    assert_eq!(node.error(conn), ErrorCode::RoomNotFound);
+    node.send(conn, ClientMsg::Spectate { code });
+    node.locate(Located::Unreachable);
+    assert_eq!(node.error(conn), ErrorCode::Unavailable);
+
+    let late = node.raw();
+    node.send(late, hello(Some(ResumeToken([3; 16]))));
+    node.locate(Located::Nowhere);
+    assert_eq!(node.error(late), ErrorCode::ResumeRefused);
+    // The hello was refused as a whole: the connection says hello again, and is welcomed.
+    node.send(late, hello(None));
+    assert!(matches!(node.take(late)[..], [ServerMsg::Welcome { .. }]));
+    // A room of its own is never looked up elsewhere.
+    let player = node.create(RoomOptions::default());
+    let watcher = node.client();
+    node.send(watcher, ClientMsg::Spectate { code: player.code });
+    assert!(node.locates.is_empty());
+    assert!(matches!(
+        node.take(watcher)[..],
+        [ServerMsg::Joined { .. }, ServerMsg::Snapshot(_)]
+    ));
+}
+
+#[test]
+fn a_room_taken_over_is_restored_and_its_players_resume() {
+    // The first owner: a game with a move in it, its changes as the storage got them.
+    let mut owner = Harness::node(2);
+    let (red, black) = owner.pair(RoomOptions::default());
+    owner.play(red, "h2e2");
+    let mut store = xq_store::SqliteStore::open(":memory:").expect("opens");
+    xq_store::Storage::commit(&mut store, &owner.persisted).expect("commits");
+    let [room] = &xq_store::Storage::open_rooms(&mut store).expect("reads")[..] else {
+        panic!("one open room");
+    };
+
+    // The owner died; a client resumes through another node, which takes the room over.
+    let mut node = Harness::node(2);
+    let conn = node.raw();
+    let id = node.send(conn, hello(Some(black.token)));
+    node.locate(Located::Here(Box::new(room.clone())));
+    match &node.take(conn)[..] {
+        [
+            ServerMsg::Welcome { id: answered, .. },
+            ServerMsg::Joined {
+                code,
+                seat: Some(color),
+                ..
+            },
+            ServerMsg::Snapshot(snapshot),
+        ] => {
+            assert_eq!((*answered, *code, *color), (id, red.code, black.color));
+            assert_eq!(
+                snapshot.moves,
+                [mv("h2e2")],
+                "the move made on the first owner is there"
+            );
+        }
+        other => panic!("expected the seat back, got {other:?}"),
+    }
+    // The other player finds its seat here too, without asking the cluster again.
+    let again = node.raw();
+    node.send(again, hello(Some(red.token)));
+    assert!(node.locates.is_empty());
+    assert!(matches!(
+        node.take(again)[..],
+        [ServerMsg::Welcome { .. }, ServerMsg::Joined { .. }, ..]
+    ));
+    assert_eq!(node.relay.metrics().takeovers, 1);
+}
+
+#[test]
+fn an_evicted_room_sends_everyone_away_and_persists_nothing() {
+    let mut node = Harness::node(2);
+    let (red, black) = node.pair(RoomOptions::default());
+    let watcher = node.spectator(red.code);
+    node.persisted.clear();
+    let mut conns = node.relay.evict(node.now(), red.code);
+    node.collect();
+    conns.sort();
+    let mut expected = vec![red.conn, black.conn, watcher];
+    expected.sort();
+    assert_eq!(conns, expected);
+    for conn in expected {
+        assert!(matches!(
+            node.take(conn)[..],
+            [ServerMsg::Disconnect {
+                reason: DisconnectReason::Moved,
+                ..
+            }]
+        ));
+    }
+    assert_eq!(node.persisted, [], "the room is not this node's to close");
+    assert_eq!(node.relay.room_count(), 0);
+    assert_eq!(node.relay.metrics().evictions, 1);
 }

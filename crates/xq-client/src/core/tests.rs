@@ -534,3 +534,422 @@ fn a_connection_given_up_on_is_not_listened_to() {
     assert_eq!(core.handle_connected(ms(102)), None);
     nothing_sent(&mut core);
 }
+
+fn urls(node: &str) -> Vec<String> {
+    vec![
+        format!("udp://{node}.example:7878"),
+        format!("quic://{node}.example:7879"),
+    ]
+}
+
+fn redirect(id: RequestId, node: &str) -> ServerMsg {
+    ServerMsg::Redirect {
+        id,
+        urls: urls(node),
+    }
+}
+
+/// The events of a redirect to `node`: a connection there, at once, and nothing for the owner.
+fn assert_redirected(core: &mut ClientCore, node: &str) {
+    let seen = events(core);
+    assert!(
+        matches!(&seen[..], [CoreEvent::Redirected { urls: to }, CoreEvent::Connect] if *to == urls(node)),
+        "{seen:?}"
+    );
+    assert!(
+        core.is_reconnecting(),
+        "the redirected connection is dropped"
+    );
+    assert!(!core.is_closed());
+}
+
+/// Opens the connection the core asked for at `now`, and returns its hello.
+fn reconnect(core: &mut ClientCore, now: Timestamp) -> Request {
+    let id = core
+        .handle_connected(now)
+        .unwrap_or_else(|| panic!("a closed core"));
+    let hello = sent(core);
+    assert_eq!(hello.id, id);
+    assert!(matches!(hello.msg, ClientMsg::Hello { .. }), "{hello:?}");
+    hello
+}
+
+#[test]
+fn a_redirected_join_is_asked_again_on_the_owner() {
+    let mut core = connected();
+    let join = core.join(code()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sent(&mut core).msg, ClientMsg::JoinRoom { code: code() });
+    hear(&mut core, ms(1), &redirect(join, "relay-b"));
+    assert_redirected(&mut core, "relay-b");
+    assert!(matches!(
+        core.act(Action::Resign),
+        Err(ClientError::NotConnected)
+    ));
+    // No pause: the connection is asked for at once, and the deadline is the handshake's.
+    assert_eq!(
+        core.poll_timeout(),
+        Some(ms(1) + options().handshake_timeout)
+    );
+
+    let hello = reconnect(&mut core, ms(2));
+    assert!(matches!(hello.msg, ClientMsg::Hello { resume: None, .. }));
+    hear(&mut core, ms(3), &welcome(hello.id));
+    // The join again, under the id its owner waits on.
+    let again = sent(&mut core);
+    assert_eq!(
+        (again.id, again.msg),
+        (join, ClientMsg::JoinRoom { code: code() })
+    );
+    assert!(events(&mut core).is_empty(), "no answer to the hello");
+    let joined = ServerMsg::Joined {
+        id: Some(join),
+        code: code(),
+        seat: Some(Color::Black),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, ms(4), &joined);
+    hear(
+        &mut core,
+        ms(4),
+        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
+    );
+    assert!(matches!(&events(&mut core)[..], [
+        CoreEvent::Client(ClientEvent::MatchStarted),
+        CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
+    ] if *id == join && room.seat == Some(Color::Black)));
+    assert!(core.is_connected());
+    assert_eq!(core.resume_token(), Some(TOKEN));
+}
+
+#[test]
+fn a_redirected_spectate_watches_on_the_owner() {
+    let mut core = connected();
+    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
+    sent(&mut core);
+    hear(&mut core, ms(1), &redirect(spectate, "relay-c"));
+    assert_redirected(&mut core, "relay-c");
+    let hello = reconnect(&mut core, ms(2));
+    hear(&mut core, ms(2), &welcome(hello.id));
+    let again = sent(&mut core);
+    assert_eq!(
+        (again.id, again.msg),
+        (spectate, ClientMsg::Spectate { code: code() })
+    );
+    let joined = ServerMsg::Joined {
+        id: Some(spectate),
+        code: code(),
+        seat: None,
+        resume: None,
+    };
+    hear(&mut core, ms(3), &joined);
+    hear(
+        &mut core,
+        ms(3),
+        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
+    );
+    assert!(matches!(&events(&mut core)[..], [
+        CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
+    ] if *id == spectate && room.seat.is_none()));
+}
+
+#[test]
+fn a_spectator_dropped_watches_again_on_the_owner_it_is_sent_to() {
+    let mut core = connected();
+    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
+    sent(&mut core);
+    let joined = ServerMsg::Joined {
+        id: Some(spectate),
+        code: code(),
+        seat: None,
+        resume: None,
+    };
+    let game = Match::new(MatchConfig::default(), ms(0));
+    hear(&mut core, ms(1), &joined);
+    hear(&mut core, ms(1), &snapshot(&game));
+    events(&mut core);
+    core.handle_disconnected(ms(10), ClientError::ConnectionLost);
+    events(&mut core);
+    // The next node takes the hello, and sends the watch on to the room's owner.
+    let hello = reconnect(&mut core, ms(10));
+    hear(&mut core, ms(11), &welcome(hello.id));
+    let watch = sent(&mut core);
+    assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
+    hear(&mut core, ms(12), &redirect(watch.id, "relay-b"));
+    assert_redirected(&mut core, "relay-b");
+    let hello = reconnect(&mut core, ms(13));
+    hear(&mut core, ms(14), &welcome(hello.id));
+    let watch = sent(&mut core);
+    assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
+    let joined = ServerMsg::Joined {
+        id: Some(watch.id),
+        code: code(),
+        seat: None,
+        resume: None,
+    };
+    hear(&mut core, ms(15), &joined);
+    hear(&mut core, ms(15), &snapshot(&game));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
+}
+
+#[test]
+fn a_redirected_resume_hello_takes_the_seat_back_on_the_owner() {
+    let (mut core, game) = seated();
+    core.handle_disconnected(ms(100), ClientError::ConnectionLost);
+    assert!(matches!(
+        &events(&mut core)[..],
+        [
+            CoreEvent::Client(ClientEvent::Reconnecting { .. }),
+            CoreEvent::Connect
+        ]
+    ));
+    let hello = reconnect(&mut core, ms(110));
+    assert!(matches!(
+        hello.msg,
+        ClientMsg::Hello {
+            resume: Some(TOKEN),
+            ..
+        }
+    ));
+    // Any node takes the hello; this one sends the client to the seat's owner.
+    hear(&mut core, ms(120), &redirect(hello.id, "relay-b"));
+    assert_redirected(&mut core, "relay-b");
+    let hello = reconnect(&mut core, ms(130));
+    assert!(matches!(
+        hello.msg,
+        ClientMsg::Hello {
+            resume: Some(TOKEN),
+            ..
+        }
+    ));
+    hear(&mut core, ms(140), &welcome(hello.id));
+    let joined = ServerMsg::Joined {
+        id: None,
+        code: code(),
+        seat: Some(Color::Red),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, ms(150), &joined);
+    hear(&mut core, ms(150), &snapshot(&game));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
+    assert!(core.is_connected());
+}
+
+#[test]
+fn a_redirected_first_resume_answers_its_first_hello() {
+    let mut core = ClientCore::resuming(options(), TOKEN);
+    let first = core
+        .handle_connected(ms(0))
+        .unwrap_or_else(|| panic!("a closed core"));
+    sent(&mut core);
+    hear(&mut core, ms(1), &redirect(first, "relay-b"));
+    assert_redirected(&mut core, "relay-b");
+    // The same hello again, under the id the owner waits on.
+    let hello = reconnect(&mut core, ms(2));
+    assert_eq!(hello.id, first);
+    assert!(matches!(
+        hello.msg,
+        ClientMsg::Hello {
+            resume: Some(TOKEN),
+            ..
+        }
+    ));
+    hear(&mut core, ms(3), &welcome(first));
+    let joined = ServerMsg::Joined {
+        id: None,
+        code: code(),
+        seat: Some(Color::Black),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, ms(3), &joined);
+    hear(
+        &mut core,
+        ms(3),
+        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
+    );
+    assert!(matches!(&events(&mut core)[..], [
+        CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
+    ] if *id == first && room.seat == Some(Color::Black)));
+}
+
+#[test]
+fn a_redirect_chain_is_cut_short() {
+    // Two nodes that each think the other owns the room send a join back and forth.
+    let mut core = connected();
+    let join = core.join(code()).unwrap_or_else(|e| panic!("{e}"));
+    sent(&mut core);
+    let mut now = ms(1);
+    for hop in 1..REDIRECT_LIMIT {
+        let node = if hop % 2 == 0 { "relay-a" } else { "relay-b" };
+        hear(&mut core, now, &redirect(join, node));
+        assert_redirected(&mut core, node);
+        let hello = reconnect(&mut core, now);
+        hear(&mut core, now, &welcome(hello.id));
+        assert_eq!(sent(&mut core).id, join);
+        now = now + Duration::from_millis(1);
+    }
+    hear(&mut core, now, &redirect(join, "relay-b"));
+    let seen = events(&mut core);
+    assert!(
+        matches!(&seen[..], [
+            CoreEvent::Answered { id, outcome: Err(ClientError::TooManyRedirects) },
+            CoreEvent::Client(ClientEvent::Reconnecting { cause: ClientError::TooManyRedirects }),
+            CoreEvent::Connect,
+        ] if *id == join),
+        "{seen:?}"
+    );
+    // The connection is restored, in no room, and free to ask again.
+    let hello = reconnect(&mut core, now);
+    hear(&mut core, now, &welcome(hello.id));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
+    assert!(core.join(code()).is_ok());
+
+    // A first resume sent round ends its owner's wait with the error.
+    let mut core = ClientCore::resuming(options(), TOKEN);
+    let first = core
+        .handle_connected(ms(0))
+        .unwrap_or_else(|| panic!("a closed core"));
+    sent(&mut core);
+    for _ in 1..REDIRECT_LIMIT {
+        hear(&mut core, ms(1), &redirect(first, "relay-b"));
+        assert_redirected(&mut core, "relay-b");
+        reconnect(&mut core, ms(1));
+    }
+    hear(&mut core, ms(1), &redirect(first, "relay-a"));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Answered { id, outcome: Err(ClientError::TooManyRedirects) }] if *id == first
+    ));
+    assert!(core.is_closed());
+}
+
+#[test]
+fn a_redirect_of_another_request_fails_the_connection() {
+    let (mut core, _) = seated();
+    let ping = core.ping().unwrap_or_else(|e| panic!("{e}"));
+    hear(&mut core, ms(2), &redirect(ping, "relay-b"));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [
+            CoreEvent::Client(ClientEvent::Reconnecting {
+                cause: ClientError::Unexpected { .. }
+            }),
+            CoreEvent::Connect,
+        ]
+    ));
+}
+
+#[test]
+fn a_room_moved_to_another_node_is_resumed_through_any() {
+    let (mut core, game) = seated();
+    while core.poll_transmit().is_some() {}
+    hear(
+        &mut core,
+        ms(100),
+        &ServerMsg::Disconnect {
+            reason: DisconnectReason::Moved,
+            message: "the room moved".into(),
+        },
+    );
+    assert!(matches!(
+        &events(&mut core)[..],
+        [
+            CoreEvent::Client(ClientEvent::Reconnecting {
+                cause: ClientError::ClosedByRelay {
+                    reason: DisconnectReason::Moved,
+                    ..
+                }
+            }),
+            CoreEvent::Connect,
+        ]
+    ));
+    let hello = reconnect(&mut core, ms(110));
+    assert!(matches!(
+        hello.msg,
+        ClientMsg::Hello {
+            resume: Some(TOKEN),
+            ..
+        }
+    ));
+    hear(&mut core, ms(120), &welcome(hello.id));
+    let joined = ServerMsg::Joined {
+        id: None,
+        code: code(),
+        seat: Some(Color::Red),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, ms(120), &joined);
+    hear(&mut core, ms(120), &snapshot(&game));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
+}
+
+#[test]
+fn a_cluster_out_of_reach_is_asked_again_after_a_pause() {
+    let (mut core, game) = seated();
+    core.handle_disconnected(ms(100), ClientError::ConnectionLost);
+    events(&mut core);
+    let unavailable = |id| ServerMsg::Error {
+        id: Some(id),
+        code: ErrorCode::Unavailable,
+        message: "the relay's cluster is out of reach: try again later".into(),
+    };
+    // Refused twice: each time the next attempt waits longer (100 ms, then 200 ms).
+    let mut now = ms(100);
+    for pause in [100, 200] {
+        let hello = reconnect(&mut core, now);
+        hear(&mut core, now, &unavailable(hello.id));
+        assert!(events(&mut core).is_empty(), "not final");
+        assert!(core.is_reconnecting());
+        now = now + Duration::from_millis(pause);
+        assert_eq!(core.poll_timeout(), Some(now));
+        core.handle_timeout(now);
+        assert!(matches!(&events(&mut core)[..], [CoreEvent::Connect]));
+    }
+    let hello = reconnect(&mut core, now);
+    hear(&mut core, now, &welcome(hello.id));
+    let joined = ServerMsg::Joined {
+        id: None,
+        code: code(),
+        seat: Some(Color::Red),
+        resume: Some(TOKEN),
+    };
+    hear(&mut core, now, &joined);
+    hear(&mut core, now, &snapshot(&game));
+    assert!(matches!(
+        &events(&mut core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
+    // A spectator that watches again is asked to wait the same way.
+    let mut core = connected();
+    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
+    sent(&mut core);
+    let joined = ServerMsg::Joined {
+        id: Some(spectate),
+        code: code(),
+        seat: None,
+        resume: None,
+    };
+    hear(&mut core, ms(1), &joined);
+    hear(&mut core, ms(1), &snapshot(&game));
+    events(&mut core);
+    core.handle_disconnected(ms(10), ClientError::ConnectionLost);
+    events(&mut core);
+    let hello = reconnect(&mut core, ms(10));
+    hear(&mut core, ms(10), &welcome(hello.id));
+    let watch = sent(&mut core);
+    assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
+    hear(&mut core, ms(11), &unavailable(watch.id));
+    assert!(events(&mut core).is_empty());
+    assert_eq!(core.poll_timeout(), Some(ms(111)));
+}

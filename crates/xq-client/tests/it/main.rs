@@ -2,5 +2,6 @@
 //! client against a real relay is the workspace's `tests/` crate's.)
 
 mod client;
+mod failover;
 mod mirror;
 mod support;
