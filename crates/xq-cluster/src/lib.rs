@@ -24,6 +24,8 @@
 //!   its writer, the lease revision it held and a per-room counter (see [`Append`]).
 //! - **Leases.** A room's lease is created with KV `create` (so a code is unique
 //!   cluster-wide) and renewed with a compare-and-set `update` every quarter of the TTL.
+//!   The TTL must outlast a JetStream leader election (a few seconds after a NATS server
+//!   dies), or a NATS node loss costs every node its rooms: the default is 10 s.
 //!   The bucket's max age is the TTL: a dead owner's leases vanish by themselves. A node
 //!   believes a lease only until the time it *sent* its last successful renewal plus three
 //!   quarters of the TTL, by its own monotonic clock: past that it neither appends nor

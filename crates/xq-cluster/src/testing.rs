@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+/// How many times a server (or cluster) is started on fresh ports before the harness gives up.
+const START_TRIES: usize = 3;
+
 /// How long a server may take to answer its health check after it starts.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -58,11 +61,25 @@ impl NatsServer {
     #[must_use]
     pub fn start_with(options: ServerOptions) -> Option<Self> {
         let binary = binary()?;
+        // A port found free may be taken by another process before the server binds it:
+        // then the server exits, and it starts again on other ports.
+        for _ in 1..START_TRIES {
+            if let Ok(server) = Self::try_start(&binary, options) {
+                return Some(server);
+            }
+        }
+        match Self::try_start(&binary, options) {
+            Ok(server) => Some(server),
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    fn try_start(binary: &Path, options: ServerOptions) -> Result<Self, String> {
         let [port, monitor] = free_ports();
         let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
         let config = write_config(dir.path(), "xq-test", port, monitor, options, None);
         let mut server = Self {
-            binary,
+            binary: binary.to_path_buf(),
             config,
             port,
             monitor,
@@ -70,8 +87,8 @@ impl NatsServer {
             _dir: dir,
         };
         server.spawn();
-        server.wait_healthy();
-        Some(server)
+        server.healthy_in_time()?;
+        Ok(server)
     }
 
     /// The server's client URL, `nats://127.0.0.1:<port>`.
@@ -132,26 +149,37 @@ impl NatsServer {
     /// Waits until the monitoring endpoint reports JetStream healthy (in a cluster: with a
     /// meta leader).
     fn wait_healthy(&mut self) {
+        if let Err(err) = self.healthy_in_time() {
+            panic!("{err}");
+        }
+    }
+
+    /// [`wait_healthy`](Self::wait_healthy), with the failure as an error.
+    fn healthy_in_time(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + START_TIMEOUT;
         while Instant::now() < deadline {
             if let Some(child) = &mut self.child
                 && let Ok(Some(status)) = child.try_wait()
             {
-                panic!("nats-server exited at start: {status}");
+                return Err(format!("nats-server exited at start: {status}"));
             }
             if healthy(self.monitor) {
-                return;
+                return Ok(());
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("nats-server on port {} not healthy in time", self.port);
+        Err(format!(
+            "nats-server on port {} not healthy in time",
+            self.port
+        ))
     }
 }
 
 impl Drop for NatsServer {
     fn drop(&mut self) {
         if let Some(child) = &self.child {
-            // A paused process would not die of SIGKILL before it is continued on some systems.
+            // A test that paused the server and failed before resuming it: let it go first,
+            // so that nothing stopped is left behind whatever the kernel does with SIGKILL.
             let _ = Command::new("kill")
                 .arg("-CONT")
                 .arg(child.id().to_string())
@@ -167,6 +195,18 @@ impl NatsCluster {
     #[must_use]
     pub fn start(size: usize) -> Option<Self> {
         let binary = binary()?;
+        for _ in 1..START_TRIES {
+            if let Ok(cluster) = Self::try_start(&binary, size) {
+                return Some(cluster);
+            }
+        }
+        match Self::try_start(&binary, size) {
+            Ok(cluster) => Some(cluster),
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    fn try_start(binary: &Path, size: usize) -> Result<Self, String> {
         let ports: Vec<[u16; 3]> = (0..size).map(|_| free_ports()).collect();
         let routes: Vec<String> = ports
             .iter()
@@ -191,7 +231,7 @@ impl NatsCluster {
                     Some(cluster),
                 );
                 NatsServer {
-                    binary: binary.clone(),
+                    binary: binary.to_path_buf(),
                     config,
                     port,
                     monitor,
@@ -204,9 +244,9 @@ impl NatsCluster {
             server.spawn();
         }
         for server in &mut servers {
-            server.wait_healthy();
+            server.healthy_in_time()?;
         }
-        Some(Self { servers })
+        Ok(Self { servers })
     }
 
     /// The client URLs of the servers.
