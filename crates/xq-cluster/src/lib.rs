@@ -73,6 +73,7 @@
 //!     Location::Owner { urls, .. } => println!("redirect to {urls:?}"),
 //!     Location::Taken(room) => println!("restore {} here", room.code),
 //!     Location::Nowhere => println!("no such room"),
+//!     Location::Settling => println!("this node is taking it over: ask again"),
 //! }
 //! cluster.close().await;
 //! # Ok(())

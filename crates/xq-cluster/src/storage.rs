@@ -321,17 +321,12 @@ impl Inner {
                 .get(&code)
                 .is_some_and(|held| held.is_believed(Instant::now()));
             if !believed {
-                // Nothing sent yet: the room is simply not ours. Something sent: it may have
-                // landed, after the lease ran out; nobody can tell.
-                return if attempts > 0 {
-                    Err(AppendError::Unavailable {
-                        code,
-                        window: start.elapsed(),
-                        last: "this node's lease ran out while retrying".into(),
-                    })
-                } else {
-                    Ok(Appended::Refused)
-                };
+                // The room is not this node's any more. An attempt sent before may still land,
+                // but the relay gives the room up without sending what waited for it, so no
+                // client was told of it: whoever takes the room over reads the journal as it
+                // is, with or without it. A NATS outage thus costs the node its rooms, not
+                // its life.
+                return Ok(Appended::Refused);
             }
             if attempts > 0 {
                 Counters::bump(&self.counters.append_retries);

@@ -167,7 +167,7 @@ fn a_room_is_redirected_to_its_owner_and_taken_over_after_it_dies() {
     );
     assert_eq!(
         rt.block_on(a.locate(Lookup::Room(code))).expect("locates"),
-        Location::Nowhere
+        Location::Settling
     );
     assert!(a.metrics().lease_renewals >= 4, "{:?}", a.metrics());
 
@@ -638,7 +638,7 @@ fn a_wrong_url_fails_quickly_with_a_typed_error() {
 }
 
 #[test]
-fn a_commit_rides_out_a_nats_restart_in_its_window_and_fails_past_it() {
+fn a_commit_rides_out_a_nats_restart_in_its_window_and_gives_the_room_up_past_it() {
     let Some(mut server) = NatsServer::start() else {
         return;
     };
@@ -673,11 +673,12 @@ fn a_commit_rides_out_a_nats_restart_in_its_window_and_fails_past_it() {
     assert_eq!(check_journal(&rt, &a, code), ["a"]);
     assert_eq!(rt.block_on(a.journal(code)).expect("reads").len(), 2);
 
-    // Gone for good: the commit gives up within the lease TTL.
+    // Gone for good: the commit gives the room up within the lease TTL (the node keeps
+    // serving its other rooms, and whoever takes this one over reads its journal as it is).
     server.kill();
     let started = Instant::now();
-    let failed = storage.commit(&[changes.remove(0)]);
-    assert!(failed.is_err(), "{failed:?}");
+    let given_up = storage.commit(&[changes.remove(0)]);
+    assert_eq!(given_up.expect("no storage failure").refused, [code]);
     assert!(
         started.elapsed() <= ttl + Duration::from_secs(2),
         "{:?}",
