@@ -7,12 +7,11 @@ use std::time::Duration;
 
 use xq_client::ClientEvent;
 use xq_cluster::testing::NatsServer;
-use xq_cluster::{Cluster, ClusterOptions};
+use xq_cluster::{Cluster, ClusterArchive, ClusterOptions};
 use xq_protocol::RoomOptions;
 use xq_rules::Color;
 use xq_server::Server;
 use xq_session::{Event, GameResult, WinReason};
-use xq_store::Storage;
 use xq_tests::{
     Scheme, connect, expect, match_event, moves, pair_at, play_line, run, transport_options,
     undo_round,
@@ -28,6 +27,17 @@ async fn node(
     name: &str,
     dir: &tempfile::TempDir,
 ) -> (Server, Cluster) {
+    seeded_node(nats, scheme, name, dir, None).await
+}
+
+/// [`node`], its randomness (room codes among it) drawn from `seed` if given.
+async fn seeded_node(
+    nats: &NatsServer,
+    scheme: Scheme,
+    name: &str,
+    dir: &tempfile::TempDir,
+    seed: Option<[u8; 32]>,
+) -> (Server, Cluster) {
     let cluster = Cluster::connect(ClusterOptions {
         servers: vec![nats.url()],
         node: name.to_string(),
@@ -36,7 +46,11 @@ async fn node(
     })
     .await
     .unwrap_or_else(|e| panic!("{name} joins the cluster: {e}"));
-    let server = Server::builder()
+    let builder = match seed {
+        Some(seed) => Server::builder().seed(seed),
+        None => Server::builder(),
+    };
+    let server = builder
         .listen(scheme.listen_url(name))
         .transport(transport_options(dir))
         .storage(cluster.storage())
@@ -130,9 +144,12 @@ async fn a_game_across_three_nodes(scheme: Scheme) {
         ));
     }
 
-    // The finished game is in the cluster's archive, once, readable from any node.
-    let mut archive = nodes[2].1.storage();
-    let games = off_runtime(move || archive.games())
+    // The finished game is in the cluster's archive, once.
+    let archive = ClusterArchive::connect(&ClusterOptions::new([nats.url()], ""))
+        .await
+        .unwrap_or_else(|e| panic!("open the archive: {e}"));
+    let games = archive
+        .games()
         .await
         .unwrap_or_else(|e| panic!("read the archive: {e}"));
     assert_eq!(games.len(), 1, "{games:?}");
@@ -174,12 +191,133 @@ fn a_game_across_three_nodes_over_quic() {
     run(a_game_across_three_nodes(Scheme::Quic));
 }
 
-/// Runs `work` on a thread of its own: the cluster's storage blocks on the runtime, so it must
-/// not run on (or beside, as `spawn_blocking` does) the runtime's threads.
-async fn off_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, result) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(work());
+/// Two nodes drawing the same room codes (the same seed): each code is claimed once in the
+/// cluster, so their rooms still get codes of their own, and each is joined through the other
+/// node.
+#[test]
+fn join_codes_are_unique_across_nodes_that_draw_the_same_ones() {
+    run(async {
+        let Some(nats) = NatsServer::start() else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut nodes = Vec::new();
+        for name in ["relay-a", "relay-b"] {
+            nodes.push(seeded_node(&nats, Scheme::Udp, name, &dir, Some([7; 32])).await);
+        }
+        let url = |i: usize| nodes[i].0.local_urls()[0].clone();
+        let options = transport_options(&dir);
+        let first = pair_at(&url(0), &url(1), options.clone(), RoomOptions::default()).await;
+        let second = pair_at(&url(1), &url(0), options, RoomOptions::default()).await;
+        assert_ne!(first.code, second.code);
+        let lost: u64 = nodes
+            .iter()
+            .map(|(_, cluster)| cluster.metrics().claims_lost)
+            .sum();
+        assert!(
+            lost > 0,
+            "the second node lost the codes the first had claimed"
+        );
+        for (server, _) in nodes {
+            server.shutdown().await;
+        }
     });
-    result.await.expect("the thread finishes")
+}
+
+/// A node that stops renewing its leases (stalled) loses its room to another node, which
+/// takes it over; the players, told to move, resume through the next relay of their lists and
+/// play on. The nodes count it all.
+#[test]
+fn a_stalled_node_loses_its_room_to_another_and_the_game_goes_on() {
+    run(async {
+        let Some(nats) = NatsServer::start() else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut nodes = Vec::new();
+        for name in ["relay-a", "relay-b"] {
+            nodes.push(node(&nats, Scheme::Udp, name, &dir).await);
+        }
+        let list = format!(
+            "{},{}",
+            nodes[0].0.local_urls()[0],
+            nodes[1].0.local_urls()[0]
+        );
+        let mut pair = pair_at(
+            &list,
+            &list,
+            transport_options(&dir),
+            RoomOptions::default(),
+        )
+        .await;
+        play_line(&mut pair, &mut [], &moves("h2e2")).await;
+
+        nodes[0].1.__pause_renewals(true);
+        let started = std::time::Instant::now();
+        while nodes[1]
+            .0
+            .metrics()
+            .snapshot()
+            .await
+            .is_some_and(|b| b.relay.takeovers == 0)
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "nobody took the room over"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // Black's move goes through once both players are back, on the new owner.
+        let next = moves("h9g7")[0];
+        loop {
+            let _ = pair.black.play(next).await;
+            let played =
+                tokio::time::timeout(Duration::from_secs(2), match_event(&mut pair.black)).await;
+            if let Ok((_, Event::MovePlayed { mv, .. })) = played
+                && mv == next
+            {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the game did not go on"
+            );
+        }
+        let a = nodes[0]
+            .0
+            .metrics()
+            .snapshot()
+            .await
+            .unwrap_or_else(|| panic!("running"));
+        let b = nodes[1]
+            .0
+            .metrics()
+            .snapshot()
+            .await
+            .unwrap_or_else(|| panic!("running"));
+        assert_eq!(a.relay.evictions, 1, "the stalled node gave the room up");
+        assert_eq!(b.relay.takeovers, 1, "the other node took it over");
+        let a_cluster = a
+            .cluster
+            .clone()
+            .unwrap_or_else(|| panic!("a cluster node"));
+        assert!(
+            a_cluster.lease_losses + a_cluster.refused_appends > 0,
+            "the stalled node counted what it lost: {a_cluster:?}"
+        );
+        let b_cluster = b
+            .cluster
+            .clone()
+            .unwrap_or_else(|| panic!("a cluster node"));
+        assert!(b_cluster.lease_renewals > 0);
+        assert!(b.commits.count() > 0, "appends are timed");
+        let text = xq_server::encode(&b).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            text.contains("xq_relay_cluster_takeovers_total 1"),
+            "{text}"
+        );
+        for (server, _) in nodes {
+            server.shutdown().await;
+        }
+    });
 }

@@ -16,11 +16,10 @@ use tokio::process::{Child, ChildStdout, Command};
 use xq_client::{Client, ClientError, ClientOptions, Keepalive, ReconnectPolicy};
 use xq_cluster::testing::{NatsCluster, NatsServer};
 use xq_cluster::{Append, Change, Writer};
-use xq_cluster::{Cluster, ClusterOptions};
+use xq_cluster::{Cluster, ClusterArchive, ClusterOptions};
 use xq_protocol::{ErrorCode, RoomCode, RoomOptions, SeatChoice};
 use xq_rules::{Color, Move, Position};
 use xq_session::{GameResult, pgn};
-use xq_store::Storage;
 
 /// The relays' lease: short, so that a takeover comes quickly.
 const LEASE_SECS: u64 = 2;
@@ -443,22 +442,25 @@ async fn scripted_game(harness: &mut Harness, seed: u64) {
         .expect("reads the journal");
     check_journal(&journal);
     // The archive has the game once, with exactly the moves played, and it replays.
-    let mut archive = harness.checker.storage();
-    let games = off_runtime(move || {
-        let games = archive.games().expect("reads the archive");
-        let ours: Vec<_> = games.into_iter().filter(|g| g.room == code).collect();
-        let pgns: Vec<_> = ours
-            .iter()
-            .map(|g| archive.pgn(g.id).expect("reads").expect("there"))
-            .collect();
-        (ours, pgns)
-    })
-    .await;
-    let (ours, pgns) = games;
+    let archive = ClusterArchive::connect(&ClusterOptions::new(harness.nats.urls(), ""))
+        .await
+        .expect("opens the archive");
+    let ours: Vec<_> = archive
+        .games()
+        .await
+        .expect("reads the archive")
+        .into_iter()
+        .filter(|game| game.room == code)
+        .collect();
     assert_eq!(ours.len(), 1, "archived once: {ours:?}");
     assert_eq!(ours[0].moves, PLIES);
     assert_eq!(ours[0].result, "0-1");
-    let record = pgn::parse(&pgns[0]).expect("the PGN replays");
+    let pgn = archive
+        .pgn(ours[0].id)
+        .await
+        .expect("reads")
+        .expect("there");
+    let record = pgn::parse(&pgn).expect("the PGN replays");
     assert_eq!(
         record.moves(),
         moves,
@@ -499,6 +501,29 @@ async fn games_survive_killed_paused_and_restarted_relays_and_a_killed_nats_serv
             takeovers.len()
         );
     }
+    // `xq-relay games` reads the same archive: one line per game, and each exports.
+    let list = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
+        .args(["games", "list", "--cluster", &harness.nats.urls().join(",")])
+        .output()
+        .await
+        .expect("runs");
+    assert!(list.status.success(), "{list:?}");
+    let lines = String::from_utf8(list.stdout).expect("text");
+    assert_eq!(lines.lines().count() as u64, seeds, "{lines}");
+    let id = lines.split('\t').next().expect("an id");
+    let export = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
+        .args([
+            "games",
+            "export",
+            id,
+            "--cluster",
+            &harness.nats.urls().join(","),
+        ])
+        .output()
+        .await
+        .expect("runs");
+    assert!(export.status.success(), "{export:?}");
+    pgn::parse(&String::from_utf8_lossy(&export.stdout)).expect("a PGN that replays");
     for node in &mut harness.nodes {
         node.kill().await;
     }
@@ -594,14 +619,4 @@ async fn nats_lost_mid_game_loses_nothing_acknowledged_and_the_game_resumes_once
     check_journal(&journal);
     assert_eq!(settled(&mut black).await, moves);
     node.kill().await;
-}
-
-/// Runs `work` on a thread of its own: the cluster's storage blocks on the runtime, so it must
-/// not run on (or beside, as `spawn_blocking` does) the runtime's threads.
-async fn off_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, result) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(work());
-    });
-    result.await.expect("the thread finishes")
 }
