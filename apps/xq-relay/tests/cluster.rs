@@ -70,7 +70,7 @@ impl Node {
         let mut child = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
             .args(["--cluster", nats, "--node-name", &self.name])
             .args(["--listen", &self.url(), "--lease", &LEASE_SECS.to_string()])
-            .args(["--grace", "120", "--log-level", "warn"])
+            .args(["--grace", "120", "--log-level", "error"])
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
