@@ -5,73 +5,90 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use xq_client::ClientEvent;
 use xq_cluster::testing::NatsServer;
 use xq_cluster::{Cluster, ClusterArchive, ClusterOptions};
 use xq_protocol::RoomOptions;
 use xq_rules::Color;
-use xq_server::Server;
+use xq_server::{Server, ServerMetrics};
 use xq_session::{Event, GameResult, WinReason};
 use xq_tests::{
-    Scheme, connect, expect, match_event, moves, pair_at, play_line, run, transport_options,
-    undo_round,
+    Scheme, connect, match_event, moves, pair_at, play_line, rematch_swapped, run,
+    transport_options, undo_round,
 };
+use xq_transport::Options;
 
 /// The quickest checkmate from the start: the cannon mates on the back rank over the advisor.
 const MATE: &str = "b2b4 a6a5 b4c4 f9e8 c4c9";
 
-/// One relay node of the cluster on `nats`, listening on `scheme`.
-async fn node(
-    nats: &NatsServer,
-    scheme: Scheme,
-    name: &str,
-    dir: &tempfile::TempDir,
-) -> (Server, Cluster) {
-    seeded_node(nats, scheme, name, dir, None).await
+/// Relay nodes of one cluster, in this process.
+struct Nodes {
+    nodes: Vec<(Server, Cluster)>,
+    /// The QUIC identities.
+    dir: tempfile::TempDir,
 }
 
-/// [`node`], its randomness (room codes among it) drawn from `seed` if given.
-async fn seeded_node(
-    nats: &NatsServer,
-    scheme: Scheme,
-    name: &str,
-    dir: &tempfile::TempDir,
-    seed: Option<[u8; 32]>,
-) -> (Server, Cluster) {
-    let cluster = Cluster::connect(ClusterOptions {
-        servers: vec![nats.url()],
-        node: name.to_string(),
-        lease_ttl: Duration::from_secs(2),
-        ..ClusterOptions::default()
-    })
-    .await
-    .unwrap_or_else(|e| panic!("{name} joins the cluster: {e}"));
-    let builder = match seed {
-        Some(seed) => Server::builder().seed(seed),
-        None => Server::builder(),
-    };
-    let server = builder
-        .listen(scheme.listen_url(name))
-        .transport(transport_options(dir))
-        .storage(cluster.storage())
-        .cluster(Arc::new(cluster.clone()))
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("start {name}: {e}"));
-    (server, cluster)
+impl Nodes {
+    /// A node for each of `names` on `nats`, listening on `scheme`, their randomness (room
+    /// codes among it) drawn from `seed` if given.
+    async fn start(
+        nats: &NatsServer,
+        scheme: Scheme,
+        names: &[&str],
+        seed: Option<[u8; 32]>,
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut nodes = Vec::new();
+        for &name in names {
+            let cluster = Cluster::connect(ClusterOptions {
+                lease_ttl: Duration::from_secs(2),
+                ..ClusterOptions::new([nats.url()], name)
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{name} joins the cluster: {e}"));
+            let builder = match seed {
+                Some(seed) => Server::builder().seed(seed),
+                None => Server::builder(),
+            };
+            let server = builder
+                .listen(scheme.listen_url(name))
+                .transport(transport_options(&dir))
+                .storage(cluster.storage())
+                .cluster(Arc::new(cluster.clone()))
+                .start()
+                .await
+                .unwrap_or_else(|e| panic!("start {name}: {e}"));
+            nodes.push((server, cluster));
+        }
+        Self { nodes, dir }
+    }
+
+    /// Node `i`'s client URL.
+    fn url(&self, i: usize) -> String {
+        self.nodes[i].0.local_urls()[0].clone()
+    }
+
+    fn options(&self) -> Options {
+        transport_options(&self.dir)
+    }
+
+    async fn metrics(&self, i: usize) -> ServerMetrics {
+        let metrics = self.nodes[i].0.metrics().snapshot().await;
+        metrics.unwrap_or_else(|| panic!("node {i} stopped"))
+    }
+
+    async fn shutdown(self) {
+        for (server, _) in self.nodes {
+            server.shutdown().await;
+        }
+    }
 }
 
 async fn a_game_across_three_nodes(scheme: Scheme) {
     let Some(nats) = NatsServer::start() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut nodes = Vec::new();
-    for name in ["relay-a", "relay-b", "relay-c"] {
-        nodes.push(node(&nats, scheme, name, &dir).await);
-    }
-    let url = |i: usize| nodes[i].0.local_urls()[0].clone();
-    let options = transport_options(&dir);
+    let nodes = Nodes::start(&nats, scheme, &["relay-a", "relay-b", "relay-c"], None).await;
+    let (url, options) = (|i| nodes.url(i), nodes.options());
     // Red creates the room on the first node; Black joins through the second, redirected.
     let mut pair = pair_at(&url(0), &url(1), options.clone(), RoomOptions::default()).await;
     // The spectator comes through the third.
@@ -118,31 +135,8 @@ async fn a_game_across_three_nodes(scheme: Scheme) {
         assert!(matches!(match_event(client).await.1, Event::GameOver(result) if result == mate));
     }
 
-    // A rematch, colours swapped, its first move seen by all three.
-    pair.red.rematch().await.unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black, &mut watcher] {
-        expect(client, |e| {
-            matches!(e, ClientEvent::RematchRequested { by: Color::Red }).then_some(())
-        })
-        .await;
-    }
-    pair.black.rematch().await.unwrap_or_else(|e| panic!("{e}"));
-    let seat = |e: &ClientEvent| match e {
-        ClientEvent::RematchStarted { seat } => Some(*seat),
-        _ => None,
-    };
-    assert_eq!(expect(&mut pair.red, seat).await, Some(Color::Black));
-    assert_eq!(expect(&mut pair.black, seat).await, Some(Color::Red));
-    pair.black
-        .play(moves("h2e2")[0])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        assert!(matches!(
-            match_event(client).await,
-            (0, Event::MovePlayed { by: Color::Red, .. })
-        ));
-    }
+    // A rematch, colours swapped, seen by the spectator too.
+    rematch_swapped(&mut pair, &mut [&mut watcher]).await;
 
     // The finished game is in the cluster's archive, once.
     let archive = ClusterArchive::connect(&ClusterOptions::new([nats.url()], ""))
@@ -160,25 +154,14 @@ async fn a_game_across_three_nodes(scheme: Scheme) {
     assert_eq!(games[0].moves, 5);
 
     // The redirects happened where they should: both entries through other nodes.
-    let owner = nodes[0]
-        .0
-        .metrics()
-        .snapshot()
-        .await
-        .unwrap_or_else(|| panic!("running"));
+    let owner = nodes.metrics(0).await;
     assert_eq!(owner.relay.rooms, 1, "the room lives on its creator's node");
-    for (server, _) in &nodes[1..] {
-        let metrics = server
-            .metrics()
-            .snapshot()
-            .await
-            .unwrap_or_else(|| panic!("running"));
+    for i in 1..3 {
+        let metrics = nodes.metrics(i).await;
         assert_eq!(metrics.relay.redirects, 1);
         assert_eq!(metrics.relay.rooms, 0);
     }
-    for (server, _) in nodes {
-        server.shutdown().await;
-    }
+    nodes.shutdown().await;
 }
 
 #[test]
@@ -200,27 +183,19 @@ fn join_codes_are_unique_across_nodes_that_draw_the_same_ones() {
         let Some(nats) = NatsServer::start() else {
             return;
         };
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let mut nodes = Vec::new();
-        for name in ["relay-a", "relay-b"] {
-            nodes.push(seeded_node(&nats, Scheme::Udp, name, &dir, Some([7; 32])).await);
-        }
-        let url = |i: usize| nodes[i].0.local_urls()[0].clone();
-        let options = transport_options(&dir);
-        let first = pair_at(&url(0), &url(1), options.clone(), RoomOptions::default()).await;
-        let second = pair_at(&url(1), &url(0), options, RoomOptions::default()).await;
+        let names = ["relay-a", "relay-b"];
+        let nodes = Nodes::start(&nats, Scheme::Udp, &names, Some([7; 32])).await;
+        let (a, b, options) = (nodes.url(0), nodes.url(1), nodes.options());
+        let first = pair_at(&a, &b, options.clone(), RoomOptions::default()).await;
+        let second = pair_at(&b, &a, options, RoomOptions::default()).await;
         assert_ne!(first.code, second.code);
         let lost: u64 = nodes
+            .nodes
             .iter()
             .map(|(_, cluster)| cluster.metrics().claims_lost)
             .sum();
-        assert!(
-            lost > 0,
-            "the second node lost the codes the first had claimed"
-        );
-        for (server, _) in nodes {
-            server.shutdown().await;
-        }
+        assert!(lost > 0, "one node lost the codes the other had claimed");
+        nodes.shutdown().await;
     });
 }
 
@@ -233,34 +208,14 @@ fn a_stalled_node_loses_its_room_to_another_and_the_game_goes_on() {
         let Some(nats) = NatsServer::start() else {
             return;
         };
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let mut nodes = Vec::new();
-        for name in ["relay-a", "relay-b"] {
-            nodes.push(node(&nats, Scheme::Udp, name, &dir).await);
-        }
-        let list = format!(
-            "{},{}",
-            nodes[0].0.local_urls()[0],
-            nodes[1].0.local_urls()[0]
-        );
-        let mut pair = pair_at(
-            &list,
-            &list,
-            transport_options(&dir),
-            RoomOptions::default(),
-        )
-        .await;
+        let nodes = Nodes::start(&nats, Scheme::Udp, &["relay-a", "relay-b"], None).await;
+        let list = format!("{},{}", nodes.url(0), nodes.url(1));
+        let mut pair = pair_at(&list, &list, nodes.options(), RoomOptions::default()).await;
         play_line(&mut pair, &mut [], &moves("h2e2")).await;
 
-        nodes[0].1.__pause_renewals(true);
+        nodes.nodes[0].1.__pause_renewals(true);
         let started = std::time::Instant::now();
-        while nodes[1]
-            .0
-            .metrics()
-            .snapshot()
-            .await
-            .is_some_and(|b| b.relay.takeovers == 0)
-        {
+        while nodes.metrics(1).await.relay.takeovers == 0 {
             assert!(
                 started.elapsed() < Duration::from_secs(30),
                 "nobody took the room over"
@@ -283,18 +238,7 @@ fn a_stalled_node_loses_its_room_to_another_and_the_game_goes_on() {
                 "the game did not go on"
             );
         }
-        let a = nodes[0]
-            .0
-            .metrics()
-            .snapshot()
-            .await
-            .unwrap_or_else(|| panic!("running"));
-        let b = nodes[1]
-            .0
-            .metrics()
-            .snapshot()
-            .await
-            .unwrap_or_else(|| panic!("running"));
+        let (a, b) = (nodes.metrics(0).await, nodes.metrics(1).await);
         assert_eq!(a.relay.evictions, 1, "the stalled node gave the room up");
         assert_eq!(b.relay.takeovers, 1, "the other node took it over");
         let a_cluster = a
@@ -316,8 +260,6 @@ fn a_stalled_node_loses_its_room_to_another_and_the_game_goes_on() {
             text.contains("xq_relay_cluster_takeovers_total 1"),
             "{text}"
         );
-        for (server, _) in nodes {
-            server.shutdown().await;
-        }
+        nodes.shutdown().await;
     });
 }
