@@ -312,9 +312,11 @@ impl Relay {
     /// The cluster answered the [`Output::Locate`] of `conn`'s `request`: a room another node
     /// owns sends the client there ([`ServerMsg::Redirect`], then the connection closes); a
     /// room this node took over is restored (as [`restore`](Self::restore) does) and the
-    /// request is served as it would have been had the room been here; otherwise the request
-    /// gets the refusal it would have had ([`ErrorCode::Unavailable`] if the cluster could not
-    /// be asked). A room taken over is restored even if `conn` is gone meanwhile.
+    /// request is served as it would have been had the room been here; a room this node is
+    /// taking over at that moment serves the request if it has arrived meanwhile, and refuses
+    /// it with [`ErrorCode::Unavailable`] (try again) if not; otherwise the request gets the
+    /// refusal it would have had ([`ErrorCode::Unavailable`] if the cluster could not be
+    /// asked). A room taken over is restored even if `conn` is gone meanwhile.
     pub fn handle_located(
         &mut self,
         now: Timestamp,
@@ -329,10 +331,7 @@ impl Relay {
                     tracing::debug!(%conn, ?urls, "redirected");
                     self.metrics.redirects += 1;
                     self.outbox.send(conn, &ServerMsg::Redirect { id, urls });
-                    self.outbox.ask(Output::Close {
-                        conn,
-                        reason: DisconnectReason::Moved,
-                    });
+                    self.outbox.close(conn, DisconnectReason::Moved);
                     self.forget(now, conn);
                 }
                 return;
