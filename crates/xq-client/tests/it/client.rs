@@ -10,33 +10,13 @@ use xq_protocol::{
 use xq_rules::{Color, Move, Square};
 use xq_session::{Action, CommandError, Event, MatchConfig, Status};
 
-use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, numbered, within};
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        name: "test".into(),
-        reconnect: ReconnectPolicy {
-            period: Duration::from_secs(5),
-            first_delay: Duration::from_millis(10),
-            max_delay: Duration::from_millis(100),
-        },
-        // The scripted relay answers pings only when the test reads.
-        keepalive: None,
-        ..ClientOptions::default()
-    }
-}
+use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, next, numbered, options, within};
 
 async fn connect(relay: &Relay) -> (Client, Peer) {
     let url = relay.url();
     let (client, (peer, resume)) = tokio::join!(Client::connect(&url, options()), relay.welcome());
     assert_eq!(resume, None);
     (client.unwrap_or_else(|e| panic!("{e}")), peer)
-}
-
-async fn next(client: &mut Client) -> ClientEvent {
-    within(client.next_event())
-        .await
-        .unwrap_or_else(|| panic!("the event stream ended"))
 }
 
 /// A client seated at Red in a started match, and the relay's side of it.

@@ -2,33 +2,12 @@
 //! of relays whose first is dead, a redirect to the room's owner, and the relay it is on going
 //! away mid-game.
 
-use std::time::Duration;
-
-use xq_client::{Client, ClientError, ClientEvent, ClientOptions, ReconnectPolicy, Relays};
+use xq_client::{Client, ClientError, ClientEvent, Relays};
 use xq_protocol::{ClientMsg, RoomOptions, SeatChoice, ServerMsg};
 use xq_rules::{Color, Move, Square};
 use xq_session::{Action, Event, MatchConfig};
 
-use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, numbered, within};
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        name: "failover".into(),
-        reconnect: ReconnectPolicy {
-            period: Duration::from_secs(5),
-            first_delay: Duration::from_millis(10),
-            max_delay: Duration::from_millis(100),
-        },
-        keepalive: None,
-        ..ClientOptions::default()
-    }
-}
-
-async fn next(client: &mut Client) -> ClientEvent {
-    within(client.next_event())
-        .await
-        .unwrap_or_else(|| panic!("the event stream ended"))
-}
+use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, next, numbered, options};
 
 fn h2e2() -> Move {
     Move::new(Square::H2, Square::E2)

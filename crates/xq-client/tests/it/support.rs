@@ -5,6 +5,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Duration;
 
+use xq_client::{Client, ClientEvent, ClientOptions, ReconnectPolicy};
 use xq_protocol::{
     ClientMsg, PROTOCOL_VERSION, Request, RequestId, ResumeToken, RoomCode, SeatInfo, ServerMsg,
     Snapshot, codec,
@@ -22,6 +23,28 @@ pub(crate) fn code() -> RoomCode {
 
 pub(crate) const fn ms(millis: u64) -> Timestamp {
     Timestamp::from_millis(millis)
+}
+
+/// Client options for a scripted relay: quick reconnects, and no keep-alive.
+pub(crate) fn options() -> ClientOptions {
+    ClientOptions {
+        name: "test".into(),
+        reconnect: ReconnectPolicy {
+            period: Duration::from_secs(5),
+            first_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(100),
+        },
+        // The scripted relay answers pings only when the test reads.
+        keepalive: None,
+        ..ClientOptions::default()
+    }
+}
+
+/// The client's next event, within the test's patience.
+pub(crate) async fn next(client: &mut Client) -> ClientEvent {
+    within(client.next_event())
+        .await
+        .unwrap_or_else(|| panic!("the event stream ended"))
 }
 
 /// A real match whose events are numbered as the relay numbers them.
