@@ -61,34 +61,37 @@ impl NatsServer {
     #[must_use]
     pub fn start_with(options: ServerOptions) -> Option<Self> {
         let binary = binary()?;
-        // A port found free may be taken by another process before the server binds it:
-        // then the server exits, and it starts again on other ports.
-        for _ in 1..START_TRIES {
-            if let Ok(server) = Self::try_start(&binary, options) {
-                return Some(server);
-            }
-        }
-        match Self::try_start(&binary, options) {
-            Ok(server) => Some(server),
-            Err(err) => panic!("{err}"),
-        }
+        Some(with_retries(|| Self::try_start(&binary, options)))
     }
 
     fn try_start(binary: &Path, options: ServerOptions) -> Result<Self, String> {
         let [port, monitor] = free_ports();
+        let mut server = Self::configured(binary, "xq-test", port, monitor, options, None);
+        server.spawn();
+        server.healthy_in_time()?;
+        Ok(server)
+    }
+
+    /// A server named `name`, not started yet, with its config written into a fresh data
+    /// directory.
+    fn configured(
+        binary: &Path,
+        name: &str,
+        port: u16,
+        monitor: u16,
+        options: ServerOptions,
+        cluster: Option<ClusterConfig<'_>>,
+    ) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
-        let config = write_config(dir.path(), "xq-test", port, monitor, options, None);
-        let mut server = Self {
+        let config = write_config(dir.path(), name, port, monitor, options, cluster);
+        Self {
             binary: binary.to_path_buf(),
             config,
             port,
             monitor,
             child: None,
             _dir: dir,
-        };
-        server.spawn();
-        server.healthy_in_time()?;
-        Ok(server)
+        }
     }
 
     /// The server's client URL, `nats://127.0.0.1:<port>`.
@@ -195,15 +198,7 @@ impl NatsCluster {
     #[must_use]
     pub fn start(size: usize) -> Option<Self> {
         let binary = binary()?;
-        for _ in 1..START_TRIES {
-            if let Ok(cluster) = Self::try_start(&binary, size) {
-                return Some(cluster);
-            }
-        }
-        match Self::try_start(&binary, size) {
-            Ok(cluster) => Some(cluster),
-            Err(err) => panic!("{err}"),
-        }
+        Some(with_retries(|| Self::try_start(&binary, size)))
     }
 
     fn try_start(binary: &Path, size: usize) -> Result<Self, String> {
@@ -216,28 +211,18 @@ impl NatsCluster {
             .iter()
             .enumerate()
             .map(|(index, &[port, monitor, route])| {
-                let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
-                let name = format!("xq-test-{index}");
                 let cluster = ClusterConfig {
                     port: route,
                     routes: &routes,
                 };
-                let config = write_config(
-                    dir.path(),
-                    &name,
+                NatsServer::configured(
+                    binary,
+                    &format!("xq-test-{index}"),
                     port,
                     monitor,
                     ServerOptions::default(),
                     Some(cluster),
-                );
-                NatsServer {
-                    binary: binary.to_path_buf(),
-                    config,
-                    port,
-                    monitor,
-                    child: None,
-                    _dir: dir,
-                }
+                )
             })
             .collect();
         for server in &mut servers {
@@ -282,6 +267,20 @@ impl NatsCluster {
 struct ClusterConfig<'a> {
     port: u16,
     routes: &'a [String],
+}
+
+/// Runs `try_start` until it succeeds, [`START_TRIES`] times at the most, and panics with
+/// the last failure. A port found free may be taken by another process before the server
+/// binds it: then the server exits, and it starts again on other ports.
+fn with_retries<T>(mut try_start: impl FnMut() -> Result<T, String>) -> T {
+    let mut tries = 1;
+    loop {
+        match try_start() {
+            Ok(started) => return started,
+            Err(err) if tries >= START_TRIES => panic!("{err}"),
+            Err(_) => tries += 1,
+        }
+    }
 }
 
 /// Writes the server's config file into `dir` and returns its path.
