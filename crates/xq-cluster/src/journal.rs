@@ -49,7 +49,8 @@ pub struct Writer {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum Change {
-    /// The writer took the room over (or claimed it): the first message of each owner.
+    /// The writer took the room over from an owner that had left it: the first message of
+    /// each owner after the room's first (whose first message starts its match).
     TakenOver,
     /// A match began ([`xq_store::Persist::MatchStarted`]).
     MatchStarted {

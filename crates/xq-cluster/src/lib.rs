@@ -82,7 +82,7 @@
 //!
 //! # Feature flags
 //!
-//! - `testing`: [`testing`], real `nats-server` processes (one, or a routed cluster of
+//! - `testing`: the `testing` module, real `nats-server` processes (one, or a routed cluster of
 //!   three) started on loopback for tests, killed when dropped.
 
 #![warn(missing_docs)]
