@@ -14,16 +14,17 @@ use xq_store::OpenRoom;
 /// How the core plays its part in a cluster of relay nodes that share rooms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterMode {
-    /// How many claimed room codes the core keeps ready. A new room takes one at once, so
-    /// creating a room never waits for the cluster; a code is claimed (unique cluster-wide)
-    /// before it is ready. With none ready, a new room is refused with
-    /// [`xq_protocol::ErrorCode::Unavailable`].
+    /// How many claimed room codes the core keeps ready (64 by default). A new room takes one
+    /// at once, so creating a room never waits for the cluster; a code is claimed (unique
+    /// cluster-wide) before it is ready. With none ready (a burst of new rooms faster than the
+    /// claims come back), a new room is refused with [`xq_protocol::ErrorCode::Unavailable`].
+    /// Each code held costs a lease renewal every quarter of the lease.
     pub reserve: usize,
 }
 
 impl Default for ClusterMode {
     fn default() -> Self {
-        Self { reserve: 16 }
+        Self { reserve: 64 }
     }
 }
 

@@ -152,28 +152,24 @@ impl Collector for Snapshot {
             "Connections cut off because they did not read.",
             self.0.slow_consumers,
         )?;
-        let cluster = [
-            (
-                "redirects",
-                "Requests sent to the node that owns their room.",
-                relay.redirects,
-            ),
-            (
-                "takeovers",
-                "Rooms taken over from a node that no longer owned them.",
-                relay.takeovers,
-            ),
-            (
-                "evictions",
-                "Rooms given up to another node that owns them now.",
-                relay.evictions,
-            ),
-        ];
-        for (name, help, value) in cluster {
-            counter(&mut encoder, &format!("cluster_{name}"), help, value)?;
-        }
+        // A node of a cluster only: a relay alone has none of these.
         if let Some(cluster) = &self.0.cluster {
             let counters = [
+                (
+                    "redirects",
+                    "Requests sent to the node that owns their room.",
+                    relay.redirects,
+                ),
+                (
+                    "takeovers",
+                    "Rooms taken over from a node that no longer owned them.",
+                    relay.takeovers,
+                ),
+                (
+                    "evictions",
+                    "Rooms given up to another node that owns them now.",
+                    relay.evictions,
+                ),
                 (
                     "lease_renewals",
                     "Room ownerships renewed.",
@@ -414,6 +410,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ClusterCounters;
 
     /// A snapshot with something in every counter.
     fn known() -> ServerMetrics {
@@ -497,6 +494,30 @@ mod tests {
             "xq_relay_storage_commit_seconds_count 3",
         ];
         assert_eq!(text.lines().collect::<Vec<_>>(), expected);
+    }
+
+    #[test]
+    fn a_cluster_node_has_the_cluster_counters_too() {
+        let mut metrics = ServerMetrics::default();
+        let alone = encode(&metrics).expect("a String takes any text");
+        assert!(!alone.contains("xq_relay_cluster_"), "{alone}");
+        metrics.relay.takeovers = 3;
+        metrics.cluster = Some(ClusterCounters {
+            lease_losses: 2,
+            ..ClusterCounters::default()
+        });
+        let node = encode(&metrics).expect("a String takes any text");
+        for line in [
+            "xq_relay_cluster_takeovers_total 3",
+            "xq_relay_cluster_lease_losses_total 2",
+            "xq_relay_cluster_redirects_total 0",
+            "# TYPE xq_relay_cluster_refused_appends_total counter",
+        ] {
+            assert!(
+                node.lines().any(|l| l == line),
+                "{line} missing from {node}"
+            );
+        }
     }
 
     #[test]
