@@ -19,8 +19,9 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
+use xq_cluster::{ClientCert, Cluster, ClusterOptions, ClusterStorage, ClusterTls};
 use xq_server::{Config, MetricsEndpoint, RateLimit, Server};
-use xq_store::{GameId, SqliteArchive, SqliteStore};
+use xq_store::{GameId, GameSummary, SqliteArchive, SqliteStore, Storage, StoreError};
 use xq_transport::{Address, Options, Verify, WsOptions, WsTls};
 
 use crate::site::Site;
@@ -39,6 +40,10 @@ use crate::site::Site;
 /// Open rooms and finished games are kept in a SQLite database (--db): every accepted move
 /// is committed before anyone is told of it, and a relay restarted on the same file brings
 /// its rooms back, the players resuming their seats.
+///
+/// With --cluster, the relay is one node of a cluster that keeps its state in NATS JetStream
+/// instead: rooms live on any node, a client reaching another node is redirected to the
+/// room's owner, and when a node dies another takes its rooms over.
 #[derive(Debug, Parser)]
 #[command(name = "xq-relay", version)]
 struct Args {
@@ -54,8 +59,46 @@ struct Args {
     )]
     db: PathBuf,
     /// Runs without a database: nothing survives the process (for tests and trials).
-    #[arg(long, conflicts_with = "db")]
+    #[arg(long, conflicts_with_all = ["db", "cluster"])]
     no_db: bool,
+    /// Makes the relay a node of a cluster whose state lives in NATS JetStream: the NATS
+    /// servers' URLs, comma-separated (nats://HOST:PORT, tls://HOST:PORT). Without it the
+    /// relay keeps its state in --db alone. With `games`, reads the cluster's archive.
+    #[arg(
+        long,
+        value_name = "URLS",
+        value_delimiter = ',',
+        conflicts_with = "db",
+        global = true
+    )]
+    cluster: Vec<String>,
+    /// This node's name, unique in the cluster (with --cluster).
+    #[arg(long, value_name = "NAME", requires = "cluster")]
+    node_name: Option<String>,
+    /// A URL clients reach this node at, sent to the clients redirected to it (repeatable).
+    /// Defaults to the URLs it listens on, as printed.
+    #[arg(long = "advertise", value_name = "URL", requires = "cluster")]
+    advertise: Vec<String>,
+    /// How many copies of the cluster's streams and buckets JetStream keeps: by default 3
+    /// when the NATS cluster has three servers or more, else 1.
+    #[arg(long, value_name = "N", requires = "cluster", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=5))]
+    replicas: Option<usize>,
+    /// How long a node's ownership of a room lasts unrenewed: after a node dies, its rooms
+    /// wait this long for another node to take them over.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, requires = "cluster", value_parser = clap::value_parser!(u64).range(1..=300))]
+    lease: u64,
+    /// The NATS credentials file (JWT and nkey seed) the node authenticates with.
+    #[arg(long, value_name = "PATH", requires = "cluster", global = true)]
+    nats_creds: Option<PathBuf>,
+    /// The CA certificate (PEM) that NATS servers' TLS certificates are checked against.
+    #[arg(long, value_name = "PEM", requires = "cluster", global = true)]
+    nats_ca: Option<PathBuf>,
+    /// The client certificate (PEM) for NATS servers that require one.
+    #[arg(long, value_name = "PEM", requires_all = ["cluster", "nats_key"], global = true)]
+    nats_cert: Option<PathBuf>,
+    /// The private key (PEM) of --nats-cert.
+    #[arg(long, value_name = "PEM", requires_all = ["cluster", "nats_cert"], global = true)]
+    nats_key: Option<PathBuf>,
     /// A transport URL to listen on (repeatable): udp://HOST:PORT, quic://HOST:PORT,
     /// ws://HOST:PORT, wss://HOST:PORT or mem://NAME. Port 0 picks a free port. A ws or wss
     /// listener also serves the web client's page.
@@ -141,7 +184,7 @@ enum Command {
     },
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Clone, Debug, Subcommand)]
 enum Games {
     /// Prints one tab-separated line per archived game: id, start (UTC), red, black, result,
     /// termination, number of moves.
@@ -180,8 +223,30 @@ async fn run(args: Args) -> Result<()> {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
 
-    match args.command {
-        Some(Command::Games { action }) => games(&args.db, &action),
+    match &args.command {
+        Some(Command::Games { action }) if !args.cluster.is_empty() => {
+            let cluster = Cluster::connect(cluster_options(&args, "xq-relay-games".into()))
+                .await
+                .context("cannot reach the cluster")?;
+            let storage = cluster.storage();
+            // The cluster's storage blocks on this runtime: it runs off its threads.
+            tokio::task::spawn_blocking({
+                let action = action.clone();
+                move || games(Archive::Cluster(storage), &action)
+            })
+            .await
+            .context("reading the archive")?
+        }
+        Some(Command::Games { action }) => {
+            if !args.db.exists() {
+                bail!("no database at {}", args.db.display());
+            }
+            // Read-only: listing neither migrates nor otherwise writes the file, which a
+            // running relay may be using, or an older relay may still need to open.
+            let archive = SqliteArchive::open(&args.db)
+                .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+            games(Archive::Sqlite(archive), action)
+        }
         None => serve(args).await,
     }
 }
@@ -196,13 +261,14 @@ async fn serve(args: Args) -> Result<()> {
         );
     }
     let options = Options {
-        quic_identity_dir: Some(args.identity_dir),
+        quic_identity_dir: Some(args.identity_dir.clone()),
         ws: WsOptions {
             tls: args
                 .tls_cert
-                .zip(args.tls_key)
+                .clone()
+                .zip(args.tls_key.clone())
                 .map(|(cert, key)| WsTls { cert, key }),
-            allowed_origins: args.allow_origins,
+            allowed_origins: args.allow_origins.clone(),
             site: Some(Arc::new(site)),
         },
         ..Options::default()
@@ -222,7 +288,18 @@ async fn serve(args: Args) -> Result<()> {
         .transport(options)
         .max_connections(args.max_connections)
         .max_connections_per_address(args.max_connections_per_address);
-    if !args.no_db {
+    if !args.cluster.is_empty() {
+        let Some(node) = args.node_name.clone() else {
+            bail!("--cluster needs --node-name: each node of a cluster has a name of its own");
+        };
+        let cluster = Cluster::connect(cluster_options(&args, node))
+            .await
+            .with_context(|| format!("cannot join the cluster at {}", args.cluster.join(",")))?;
+        tracing::info!(node = cluster.node(), "joined the cluster");
+        builder = builder
+            .storage(cluster.storage())
+            .cluster(Arc::new(cluster));
+    } else if !args.no_db {
         let store = SqliteStore::open(&args.db)
             .with_context(|| format!("cannot open the database {}", args.db.display()))?;
         tracing::info!(db = %args.db.display(), "database open");
@@ -266,7 +343,28 @@ async fn serve(args: Args) -> Result<()> {
     server
         .run_until(stop)
         .await
-        .context("the relay stopped: its database failed")
+        .context("the relay stopped: its storage failed")
+}
+
+/// How to reach the cluster, from the flags, as node `node`.
+fn cluster_options(args: &Args, node: String) -> ClusterOptions {
+    let client = args
+        .nats_cert
+        .clone()
+        .zip(args.nats_key.clone())
+        .map(|(cert, key)| ClientCert { cert, key });
+    let tls = (args.nats_ca.is_some() || client.is_some()).then(|| ClusterTls {
+        ca: args.nats_ca.clone(),
+        client,
+    });
+    ClusterOptions {
+        advertise: args.advertise.clone(),
+        replicas: args.replicas,
+        lease_ttl: Duration::from_secs(args.lease),
+        credentials: args.nats_creds.clone(),
+        tls,
+        ..ClusterOptions::new(args.cluster.clone(), node)
+    }
 }
 
 /// `host:port` as a URL writes it: an IPv6 address in brackets.
@@ -278,28 +376,36 @@ fn authority(host: &str, port: u16) -> String {
     }
 }
 
-/// Lists or exports archived games.
-fn games(db: &std::path::Path, action: &Games) -> Result<()> {
-    if !db.exists() {
-        bail!("no database at {}", db.display());
+/// Where `games` reads finished games.
+enum Archive {
+    /// A relay's database.
+    Sqlite(SqliteArchive),
+    /// A cluster's archive stream.
+    Cluster(ClusterStorage),
+}
+
+impl Archive {
+    fn games(&mut self) -> Result<Vec<GameSummary>, StoreError> {
+        match self {
+            Self::Sqlite(archive) => archive.games(),
+            Self::Cluster(storage) => storage.games(),
+        }
     }
-    // Read-only: listing neither migrates nor otherwise writes the file, which a running
-    // relay may be using, or an older relay may still need to open.
-    let archive = SqliteArchive::open(db)
-        .with_context(|| format!("cannot open the database {}", db.display()))?;
+
+    fn pgn(&mut self, id: GameId) -> Result<Option<String>, StoreError> {
+        match self {
+            Self::Sqlite(archive) => archive.pgn(id),
+            Self::Cluster(storage) => storage.pgn(id),
+        }
+    }
+}
+
+/// Lists or exports the archived games of `archive`.
+fn games(mut archive: Archive, action: &Games) -> Result<()> {
     match action {
         Games::List => {
             for game in archive.games().context("cannot read the archive")? {
-                println!(
-                    "{}\t{}\t{}\t{}\t{}\t{}\t{}",
-                    game.id,
-                    game.started,
-                    game.red,
-                    game.black,
-                    game.result,
-                    game.termination,
-                    game.moves
-                );
+                print_game(&game);
             }
         }
         Games::Export { id } => {
@@ -311,6 +417,14 @@ fn games(db: &std::path::Path, action: &Games) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// One line of `games list`.
+fn print_game(game: &GameSummary) {
+    println!(
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        game.id, game.started, game.red, game.black, game.result, game.termination, game.moves
+    );
 }
 
 /// Completes at the first SIGINT or SIGTERM. The handlers are installed at once, so a signal

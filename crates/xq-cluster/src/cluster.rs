@@ -152,6 +152,12 @@ impl Cluster {
         *lock(&self.inner.advertise) = urls;
     }
 
+    /// The client URLs this node advertises (none until given or set).
+    #[must_use]
+    pub fn advertised(&self) -> Vec<String> {
+        lock(&self.inner.advertise).clone()
+    }
+
     /// The storage engine of this node's rooms, for the relay's storage thread.
     #[must_use]
     pub fn storage(&self) -> ClusterStorage {
@@ -502,6 +508,39 @@ impl Inner {
         }
     }
 
+    /// A renewal of `code`'s lease at `revision` found another revision: this node's own
+    /// earlier renewal that landed although its answer timed out (the lease is still this
+    /// process's: its revision is taken, and the next renewal extends the belief), or
+    /// another node's lease (the room is lost).
+    async fn recheck(&self, code: RoomCode, revision: u64) {
+        // Unknown for now: the next round renews again, or the belief runs out.
+        let Ok(entry) = self.leases.entry(code.as_str()).await else {
+            return;
+        };
+        let ours = entry.as_ref().and_then(|entry| {
+            let lease: LeaseValue = serde_json::from_slice(&entry.value).ok()?;
+            let mine = entry.operation == kv::Operation::Put
+                && lease.node == self.writer.node
+                && lease.incarnation == self.writer.incarnation;
+            mine.then_some(entry.revision)
+        });
+        match ours {
+            Some(current) => {
+                if let Some(held) = self
+                    .held()
+                    .get_mut(&code)
+                    .filter(|held| held.revision == revision)
+                {
+                    held.revision = current;
+                }
+            }
+            None => {
+                tracing::warn!(room = %code, "lease held by another node: room lost");
+                self.lose(code);
+            }
+        }
+    }
+
     /// Deletes the lease on `code` if it is still at `revision` (this node's). Best effort:
     /// a lease left behind expires after its TTL.
     pub(crate) async fn drop_lease(&self, code: RoomCode, revision: u64) {
@@ -624,8 +663,7 @@ async fn renew_all(inner: &Inner, period: Duration) {
                 }
             }
             Ok(Err(err)) if err.kind() == kv::UpdateErrorKind::WrongLastRevision => {
-                tracing::warn!(room = %code, "lease renewed by another node: room lost");
-                inner.lose(code);
+                inner.recheck(code, revision).await;
             }
             failed => {
                 let expired = inner

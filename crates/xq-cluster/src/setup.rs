@@ -92,10 +92,21 @@ async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterErro
         .connect(addrs)
         .await
         .map_err(|source| ClusterError::Connect { servers, source })?;
-    let js = jetstream::new(client.clone());
-    js.query_account()
-        .await
-        .map_err(|err| ClusterError::NoJetStream(err.into()))?;
+    let js = jetstream::ContextBuilder::new()
+        .timeout(options.connect_timeout)
+        .build(client.clone());
+    // Without a JetStream meta leader (a NATS node just lost, the cluster electing) the
+    // request times out: asked again until the connect timeout. Any answer but a timeout
+    // is final.
+    loop {
+        match js.query_account().await {
+            Ok(_) => break,
+            Err(err) if err.kind() == jetstream::context::AccountErrorKind::TimedOut => {
+                tracing::debug!("no JetStream answer yet; asking again");
+            }
+            Err(err) => return Err(ClusterError::NoJetStream(err.into())),
+        }
+    }
     let replicas = options.replicas.unwrap_or_else(|| {
         // Every server of the NATS cluster gossips its client URL to the clients.
         if client.server_info().connect_urls.len() >= 3 {
@@ -237,10 +248,10 @@ async fn bind_bucket(
         ),
         Err(_) => None,
     };
-    if existing.is_none() {
-        if let Ok(store) = js.create_key_value(config.clone()).await {
-            return Ok(store);
-        }
+    if existing.is_none()
+        && let Ok(store) = js.create_key_value(config.clone()).await
+    {
+        return Ok(store);
     }
     // It exists (or another node created it meanwhile): bound if it suits.
     let mut found = js

@@ -314,7 +314,7 @@ impl Inner {
             self.writer.node, self.writer.incarnation, code, expected
         );
         let start = Instant::now();
-        let mut sent = false;
+        let mut attempts = 0_u32;
         loop {
             let believed = self
                 .held()
@@ -323,7 +323,7 @@ impl Inner {
             if !believed {
                 // Nothing sent yet: the room is simply not ours. Something sent: it may have
                 // landed, after the lease ran out; nobody can tell.
-                return if sent {
+                return if attempts > 0 {
                     Err(AppendError::Unavailable {
                         code,
                         window: start.elapsed(),
@@ -333,10 +333,10 @@ impl Inner {
                     Ok(Appended::Refused)
                 };
             }
-            if sent {
+            if attempts > 0 {
                 Counters::bump(&self.counters.append_retries);
             }
-            sent = true;
+            attempts += 1;
             let message = PublishMessage::build()
                 .payload(payload.clone())
                 .message_id(&id)
@@ -352,6 +352,21 @@ impl Inner {
                     return Ok(Appended::Stored(ack.sequence));
                 }
                 Ok(Err(err)) => match err.kind() {
+                    PublishErrorKind::WrongLastSequence if attempts > 1 => {
+                        // The stream checks the sequence before the message id: an earlier
+                        // attempt that landed makes the retry look fenced out. It is ours if
+                        // the message after `expected` carries our id.
+                        match self.landed(code, &subject, expected, &id).await {
+                            Ok(Some(seq)) => {
+                                Counters::bump(&self.counters.appends);
+                                Counters::bump(&self.counters.duplicate_appends);
+                                self.counters.append_took(start.elapsed());
+                                return Ok(Appended::Stored(seq));
+                            }
+                            Ok(None) => return Ok(Appended::Refused),
+                            Err(err) => err,
+                        }
+                    }
                     PublishErrorKind::WrongLastSequence => return Ok(Appended::Refused),
                     PublishErrorKind::MaxPayloadExceeded => {
                         return Err(AppendError::Rejected {
@@ -372,6 +387,38 @@ impl Inner {
             }
             tracing::debug!(room = %code, %last, "append failed; retrying");
             tokio::time::sleep(RETRY_PAUSE).await;
+        }
+    }
+
+    /// The stream sequence of the message after `expected` on room `code`'s `subject` if it
+    /// carries message id `id` (an earlier attempt of this append landed), `None` if it is
+    /// another writer's; an error text if it cannot be read.
+    async fn landed(
+        &self,
+        code: RoomCode,
+        subject: &str,
+        expected: u64,
+        id: &str,
+    ) -> Result<Option<u64>, String> {
+        let next = self
+            .rooms
+            .raw_message_builder()
+            .next_by_subject(subject)
+            .sequence(expected + 1)
+            .send()
+            .await;
+        match next {
+            Ok(message) => {
+                let theirs = message
+                    .headers
+                    .get(async_nats::header::NATS_MESSAGE_ID)
+                    .map(async_nats::HeaderValue::as_str);
+                Ok((theirs == Some(id)).then_some(message.sequence))
+            }
+            Err(err) => {
+                tracing::debug!(room = %code, %err, "cannot read back an append");
+                Err(err.to_string())
+            }
         }
     }
 

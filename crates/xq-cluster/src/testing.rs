@@ -1,1 +1,325 @@
-//! Real nats-server processes for tests (in progress).
+//! Real `nats-server` processes for tests: one server, or a routed cluster of three, each
+//! on loopback with free ports and a data directory of its own, killed when dropped.
+//!
+//! The binary is `$XQ_NATS_SERVER` if set, else `nats-server` on the `PATH`. Without one,
+//! [`NatsServer::start`] and [`NatsCluster::start`] print a note and return `None`, so a
+//! test can skip; with `XQ_REQUIRE_NATS=1` they panic instead (CI, where the server must be
+//! there).
+//!
+//! The harness panics on failures to start (it serves tests, where a panic is the report).
+#![allow(clippy::missing_panics_doc)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+/// How long a server may take to answer its health check after it starts.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How a test server stores JetStream data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerOptions {
+    /// `sync_interval: always`: every write is synced to disk before it is acknowledged
+    /// (the setting that makes a single-replica store survive a machine crash).
+    pub sync_always: bool,
+}
+
+/// One `nats-server` with JetStream, on `127.0.0.1`.
+#[derive(Debug)]
+pub struct NatsServer {
+    binary: PathBuf,
+    config: PathBuf,
+    port: u16,
+    monitor: u16,
+    child: Option<Child>,
+    /// The data directory (and the config file); removed on drop, after the process.
+    _dir: TempDir,
+}
+
+/// Three `nats-server`s routed into one NATS cluster with JetStream.
+#[derive(Debug)]
+pub struct NatsCluster {
+    servers: Vec<NatsServer>,
+}
+
+impl NatsServer {
+    /// Starts a server and waits until its JetStream answers; `None` (with a note) if there
+    /// is no `nats-server` binary and `XQ_REQUIRE_NATS` is not `1`.
+    #[must_use]
+    pub fn start() -> Option<Self> {
+        Self::start_with(ServerOptions::default())
+    }
+
+    /// [`start`](Self::start) with `options`.
+    #[must_use]
+    pub fn start_with(options: ServerOptions) -> Option<Self> {
+        let binary = binary()?;
+        let [port, monitor] = free_ports();
+        let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
+        let config = write_config(dir.path(), "xq-test", port, monitor, options, None);
+        let mut server = Self {
+            binary,
+            config,
+            port,
+            monitor,
+            child: None,
+            _dir: dir,
+        };
+        server.spawn();
+        server.wait_healthy();
+        Some(server)
+    }
+
+    /// The server's client URL, `nats://127.0.0.1:<port>`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Kills the server with SIGKILL (no clean shutdown), and waits for it to be gone.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again (after [`kill`](Self::kill)) on the same port and data
+    /// directory, and waits until it answers.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.spawn();
+        self.wait_healthy();
+    }
+
+    /// Stops the process with SIGSTOP: it holds its connections but answers nothing.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused process go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        if let Some(child) = &self.child {
+            let status = Command::new("kill")
+                .arg(signal)
+                .arg(child.id().to_string())
+                .status()
+                .expect("kill(1)");
+            assert!(status.success(), "kill {signal} failed");
+        }
+    }
+
+    fn spawn(&mut self) {
+        let child = Command::new(&self.binary)
+            .arg("-c")
+            .arg(&self.config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nats-server");
+        self.child = Some(child);
+    }
+
+    /// Waits until the monitoring endpoint reports JetStream healthy (in a cluster: with a
+    /// meta leader).
+    fn wait_healthy(&mut self) {
+        let deadline = Instant::now() + START_TIMEOUT;
+        while Instant::now() < deadline {
+            if let Some(child) = &mut self.child
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                panic!("nats-server exited at start: {status}");
+            }
+            if healthy(self.monitor) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("nats-server on port {} not healthy in time", self.port);
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        if let Some(child) = &self.child {
+            // A paused process would not die of SIGKILL before it is continued on some systems.
+            let _ = Command::new("kill")
+                .arg("-CONT")
+                .arg(child.id().to_string())
+                .status();
+        }
+        self.kill();
+    }
+}
+
+impl NatsCluster {
+    /// Starts `size` servers routed together (NATS cluster `xq-test`), and waits until
+    /// every one reports JetStream healthy; `None` as [`NatsServer::start`].
+    #[must_use]
+    pub fn start(size: usize) -> Option<Self> {
+        let binary = binary()?;
+        let ports: Vec<[u16; 3]> = (0..size).map(|_| free_ports()).collect();
+        let routes: Vec<String> = ports
+            .iter()
+            .map(|[_, _, route]| format!("nats-route://127.0.0.1:{route}"))
+            .collect();
+        let mut servers: Vec<NatsServer> = ports
+            .iter()
+            .enumerate()
+            .map(|(index, &[port, monitor, route])| {
+                let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
+                let name = format!("xq-test-{index}");
+                let cluster = ClusterConfig {
+                    port: route,
+                    routes: &routes,
+                };
+                let config = write_config(
+                    dir.path(),
+                    &name,
+                    port,
+                    monitor,
+                    ServerOptions::default(),
+                    Some(cluster),
+                );
+                NatsServer {
+                    binary: binary.clone(),
+                    config,
+                    port,
+                    monitor,
+                    child: None,
+                    _dir: dir,
+                }
+            })
+            .collect();
+        for server in &mut servers {
+            server.spawn();
+        }
+        for server in &mut servers {
+            server.wait_healthy();
+        }
+        Some(Self { servers })
+    }
+
+    /// The client URLs of the servers.
+    #[must_use]
+    pub fn urls(&self) -> Vec<String> {
+        self.servers.iter().map(NatsServer::url).collect()
+    }
+
+    /// The client URLs, comma-separated (as `xq-relay --cluster` takes them).
+    #[must_use]
+    pub fn url_list(&self) -> String {
+        self.urls().join(",")
+    }
+
+    /// Server `index`.
+    #[must_use]
+    pub fn server(&self, index: usize) -> &NatsServer {
+        &self.servers[index]
+    }
+
+    /// Kills server `index` (SIGKILL).
+    pub fn kill(&mut self, index: usize) {
+        self.servers[index].kill();
+    }
+
+    /// Starts server `index` again, on its ports and data.
+    pub fn restart(&mut self, index: usize) {
+        self.servers[index].restart();
+    }
+}
+
+/// The routes of a clustered server.
+struct ClusterConfig<'a> {
+    port: u16,
+    routes: &'a [String],
+}
+
+/// Writes the server's config file into `dir` and returns its path.
+fn write_config(
+    dir: &Path,
+    name: &str,
+    port: u16,
+    monitor: u16,
+    options: ServerOptions,
+    cluster: Option<ClusterConfig<'_>>,
+) -> PathBuf {
+    let store = dir.join("jetstream");
+    let sync = if options.sync_always {
+        "\n  sync_interval: always"
+    } else {
+        ""
+    };
+    let mut text = format!(
+        "server_name: {name}\nlisten: 127.0.0.1:{port}\nhttp: 127.0.0.1:{monitor}\n\
+         jetstream {{\n  store_dir: {store:?}{sync}\n}}\n"
+    );
+    if let Some(cluster) = cluster {
+        let routes = cluster.routes.join(", ");
+        text.push_str(&format!(
+            "cluster {{\n  name: xq-test\n  listen: 127.0.0.1:{}\n  routes: [{routes}]\n}}\n",
+            cluster.port
+        ));
+    }
+    let path = dir.join("nats-server.conf");
+    std::fs::write(&path, text).expect("write the nats-server config");
+    path
+}
+
+/// The `nats-server` binary to run, or `None` (after a note) to skip.
+fn binary() -> Option<PathBuf> {
+    let required = std::env::var("XQ_REQUIRE_NATS").is_ok_and(|value| value == "1");
+    let candidate = std::env::var_os("XQ_NATS_SERVER")
+        .map_or_else(|| PathBuf::from("nats-server"), PathBuf::from);
+    let works = Command::new(&candidate)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if works {
+        return Some(candidate);
+    }
+    assert!(
+        !required,
+        "XQ_REQUIRE_NATS=1 but {} does not run",
+        candidate.display()
+    );
+    eprintln!(
+        "note: no nats-server ({}): skipping a test that needs one (set XQ_NATS_SERVER)",
+        candidate.display()
+    );
+    None
+}
+
+/// `N` distinct free TCP ports on loopback (free when asked; the server binds them next).
+fn free_ports<const N: usize>() -> [u16; N] {
+    let listeners: Vec<TcpListener> = (0..N)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind a free port"))
+        .collect();
+    std::array::from_fn(|index| listeners[index].local_addr().expect("a bound port").port())
+}
+
+/// Whether the server's `/healthz` answers 200.
+fn healthy(monitor: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", monitor)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    let request = "GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
+}

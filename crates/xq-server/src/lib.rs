@@ -40,6 +40,22 @@
 //! relay stops serving rather than send what it could not commit. Without storage the
 //! changes are skipped.
 //!
+//! # Clusters
+//!
+//! Several relays can share their rooms as the nodes of a cluster ([`Builder::cluster`] with
+//! a [`Directory`], such as `xq-cluster`'s NATS JetStream one, whose storage goes to
+//! [`Builder::storage`]). Each room is owned by one node. The core stays sans-IO: it opens
+//! rooms only with codes claimed cluster-wide beforehand ([`ClusterMode::reserve`],
+//! [`Output::Claim`]), so creating a room never waits for the cluster; a request for a room it
+//! does not hold waits while the cluster is asked ([`Output::Locate`]) and is then redirected
+//! to the owner ([`xq_protocol::ServerMsg::Redirect`]) or served here once the room is taken
+//! over from a node that died ([`Relay::handle_located`]). A commit the shared storage refuses
+//! for a room (another node wrote it since) and a lease the node lost both give the room up
+//! ([`Relay::evict`]): nothing that waited for the refused changes is sent, and its clients
+//! are told to resume elsewhere. The driver also takes over, every so often, the rooms no node
+//! owns ([`Directory::orphans`]), and at shutdown gives its rooms up once their last changes are
+//! committed.
+//!
 //! # Abuse limits
 //!
 //! One client cannot knock the relay over. The core decides what is about frames and rooms
@@ -94,6 +110,9 @@
 //! - `sqlite` (default): `xq-store`'s SQLite engine, to pass to [`Builder::storage`]. A
 //!   relay that keeps nothing links no database.
 //!
+//! - `cluster`: the NATS JetStream cluster of `xq-cluster` as a [`Directory`], for
+//!   [`Builder::cluster`], with its storage for [`Builder::storage`].
+//!
 //! - `ws` (default): `ws://` and `wss://` listeners, through `xq-transport`'s `ws` feature.
 //!   Their listener is an HTTP server (hyper), so the relay the GUI hosts goes without.
 //!
@@ -115,6 +134,8 @@ mod gate;
 mod limits;
 mod lobby;
 mod metrics;
+#[cfg(feature = "cluster")]
+mod nats;
 mod output;
 mod quick;
 mod quotas;
