@@ -197,7 +197,12 @@ async fn play<T: Table>(
     let mut next = schedule.map(|(_, offset)| tokio::time::Instant::now() + offset);
     loop {
         if let (Some(at), Some((interval, _))) = (next.as_mut(), schedule) {
-            tokio::time::sleep_until(*at).await;
+            // A match's next move may be further off than the wind-down lasts (a low rate
+            // spread over many matches): the end of the time does not wait for it.
+            tokio::select! {
+                () = tokio::time::sleep_until(*at) => {}
+                _ = phase.wait_for(|&p| p == Phase::Stop) => break,
+            }
             // A match that fell behind its schedule starts afresh rather than bursting.
             *at = (*at + interval).max(tokio::time::Instant::now());
         }
