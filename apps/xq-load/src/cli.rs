@@ -60,7 +60,8 @@ pub(crate) struct Args {
     )]
     pub(crate) nats_pid: Vec<u32>,
     /// Seats the matches and plays no move: measures the relay's memory per idle match
-    /// (start the relay afresh for this, since freed memory is not given back).
+    /// (start the relay afresh for this, since freed memory is not given back) and the CPU
+    /// that holding them takes.
     #[arg(long, requires = "relay_pid", conflicts_with_all = ["rate", "baseline"])]
     pub(crate) idle: bool,
     /// Measures the machine instead of the relay: a trivial forwarder on its own thread relays

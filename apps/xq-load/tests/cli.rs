@@ -177,6 +177,8 @@ async fn measures_idle_matches() {
         assert_eq!(report["seated"], "8");
         assert_eq!(report["errors"], "0", "{report:?}");
         assert!(!report.contains_key("moves/s"), "{report:?}");
+        assert!(!report.contains_key("relay_cpu_us_per_move"), "{report:?}");
+        number(&report, "relay_cpu_percent");
         number(&report, "relay_rss_per_match_bytes");
         server.shutdown().await;
     })
