@@ -9,8 +9,8 @@ use xq_rules::fen::Fen;
 use xq_rules::{Color, Position};
 use xq_session::{DrawReason, Event, GameResult, RepetitionRule, TimeControl, WinReason};
 use xq_tests::{
-    FrameProxy, Relay, Scheme, connect, expect, match_event, moves, pair, pair_at, play_line, run,
-    undo_round,
+    FrameProxy, Relay, Scheme, connect, expect, match_event, moves, pair, pair_at, play_line,
+    rematch_swapped, run, undo_round,
 };
 
 /// The quickest checkmate from the start: the cannon mates on the back rank over the advisor.
@@ -181,30 +181,7 @@ async fn resign_then_rematch_with_colours_swapped(scheme: Scheme) {
             })
         );
     }
-    pair.red.rematch().await.unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        expect(client, |e| {
-            matches!(e, ClientEvent::RematchRequested { by: Color::Red }).then_some(())
-        })
-        .await;
-    }
-    pair.black.rematch().await.unwrap_or_else(|e| panic!("{e}"));
-    let seat = |e: &ClientEvent| match e {
-        ClientEvent::RematchStarted { seat } => Some(*seat),
-        _ => None,
-    };
-    assert_eq!(expect(&mut pair.red, seat).await, Some(Color::Black));
-    assert_eq!(expect(&mut pair.black, seat).await, Some(Color::Red));
-    // The former Black player now opens the new game.
-    pair.black
-        .play(moves("h2e2")[0])
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    for client in [&mut pair.red, &mut pair.black] {
-        let (seq, event) = match_event(client).await;
-        assert_eq!(seq, 0, "numbering starts again");
-        assert!(matches!(event, Event::MovePlayed { by: Color::Red, .. }));
-    }
+    rematch_swapped(&mut pair, &mut []).await;
     relay.shutdown().await;
 }
 

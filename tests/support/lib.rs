@@ -252,6 +252,38 @@ pub async fn undo_round(pair: &mut Pair, watchers: &mut [&mut Client], accept: b
     answer
 }
 
+/// After a game: Red asks for a rematch (both players and every watcher see it), Black
+/// agrees, the new match starts with the colours swapped, and its first move (by the former
+/// Black player, Red now) is event 0 for both players.
+pub async fn rematch_swapped(pair: &mut Pair, watchers: &mut [&mut Client]) {
+    pair.red.rematch().await.unwrap_or_else(|e| panic!("{e}"));
+    for client in [&mut pair.red, &mut pair.black]
+        .into_iter()
+        .chain(watchers.iter_mut().map(|w| &mut **w))
+    {
+        expect(client, |e| {
+            matches!(e, ClientEvent::RematchRequested { by: Color::Red }).then_some(())
+        })
+        .await;
+    }
+    pair.black.rematch().await.unwrap_or_else(|e| panic!("{e}"));
+    let seat = |e: &ClientEvent| match e {
+        ClientEvent::RematchStarted { seat } => Some(*seat),
+        _ => None,
+    };
+    assert_eq!(expect(&mut pair.red, seat).await, Some(Color::Black));
+    assert_eq!(expect(&mut pair.black, seat).await, Some(Color::Red));
+    pair.black
+        .play(moves("h2e2")[0])
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    for client in [&mut pair.red, &mut pair.black] {
+        let (seq, event) = match_event(client).await;
+        assert_eq!(seq, 0, "numbering starts again");
+        assert!(matches!(event, Event::MovePlayed { by: Color::Red, .. }));
+    }
+}
+
 /// Parses ICCS moves.
 pub fn moves(line: &str) -> Vec<Move> {
     line.split_whitespace()

@@ -19,9 +19,9 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
-use xq_cluster::{ClientCert, Cluster, ClusterOptions, ClusterStorage, ClusterTls};
+use xq_cluster::{ClientCert, Cluster, ClusterArchive, ClusterOptions, ClusterTls};
 use xq_server::{Config, MetricsEndpoint, RateLimit, Server};
-use xq_store::{GameId, GameSummary, SqliteArchive, SqliteStore, Storage, StoreError};
+use xq_store::{GameId, GameSummary, SqliteArchive, SqliteStore};
 use xq_transport::{Address, Options, Verify, WsOptions, WsTls};
 
 use crate::site::Site;
@@ -184,7 +184,7 @@ enum Command {
     },
 }
 
-#[derive(Clone, Debug, Subcommand)]
+#[derive(Debug, Subcommand)]
 enum Games {
     /// Prints one tab-separated line per archived game: id, start (UTC), red, black, result,
     /// termination, number of moves.
@@ -225,17 +225,12 @@ async fn run(args: Args) -> Result<()> {
 
     match &args.command {
         Some(Command::Games { action }) if !args.cluster.is_empty() => {
-            let cluster = Cluster::connect(cluster_options(&args, "xq-relay-games".into()))
-                .await
-                .context("cannot reach the cluster")?;
-            let storage = cluster.storage();
-            // The cluster's storage blocks on this runtime: it runs off its threads.
-            tokio::task::spawn_blocking({
-                let action = action.clone();
-                move || games(Archive::Cluster(storage), &action)
-            })
-            .await
-            .context("reading the archive")?
+            // Read-only: it binds the archive and nothing else, and holds no lease.
+            let options = cluster_options(&args, String::new());
+            let archive = ClusterArchive::connect(&options).await.with_context(|| {
+                format!("cannot reach the cluster at {}", args.cluster.join(","))
+            })?;
+            games(Archive::Cluster(Box::new(archive)), action).await
         }
         Some(Command::Games { action }) => {
             if !args.db.exists() {
@@ -245,7 +240,7 @@ async fn run(args: Args) -> Result<()> {
             // running relay may be using, or an older relay may still need to open.
             let archive = SqliteArchive::open(&args.db)
                 .with_context(|| format!("cannot open the database {}", args.db.display()))?;
-            games(Archive::Sqlite(archive), action)
+            games(Archive::Sqlite(archive), action).await
         }
         None => serve(args).await,
     }
@@ -381,35 +376,35 @@ enum Archive {
     /// A relay's database.
     Sqlite(SqliteArchive),
     /// A cluster's archive stream.
-    Cluster(ClusterStorage),
+    Cluster(Box<ClusterArchive>),
 }
 
 impl Archive {
-    fn games(&mut self) -> Result<Vec<GameSummary>, StoreError> {
-        match self {
-            Self::Sqlite(archive) => archive.games(),
-            Self::Cluster(storage) => storage.games(),
-        }
+    async fn games(&self) -> Result<Vec<GameSummary>> {
+        Ok(match self {
+            Self::Sqlite(archive) => archive.games()?,
+            Self::Cluster(archive) => archive.games().await?,
+        })
     }
 
-    fn pgn(&mut self, id: GameId) -> Result<Option<String>, StoreError> {
-        match self {
-            Self::Sqlite(archive) => archive.pgn(id),
-            Self::Cluster(storage) => storage.pgn(id),
-        }
+    async fn pgn(&self, id: GameId) -> Result<Option<String>> {
+        Ok(match self {
+            Self::Sqlite(archive) => archive.pgn(id)?,
+            Self::Cluster(archive) => archive.pgn(id).await?,
+        })
     }
 }
 
 /// Lists or exports the archived games of `archive`.
-fn games(mut archive: Archive, action: &Games) -> Result<()> {
+async fn games(archive: Archive, action: &Games) -> Result<()> {
     match action {
         Games::List => {
-            for game in archive.games().context("cannot read the archive")? {
+            for game in archive.games().await.context("cannot read the archive")? {
                 print_game(&game);
             }
         }
         Games::Export { id } => {
-            let pgn = archive.pgn(*id).context("cannot read the archive")?;
+            let pgn = archive.pgn(*id).await.context("cannot read the archive")?;
             let Some(pgn) = pgn else {
                 bail!("no archived game has id {id}");
             };

@@ -42,8 +42,11 @@ pub enum Location {
     /// Nobody held the room and its match is open: this node holds it now, its journal read
     /// back, and appends after the journal's last message.
     Taken(Box<OpenRoom>),
-    /// No such room (or no match to play on in it, or this node holds it already).
+    /// No such room (or no match to play on in it).
     Nowhere,
+    /// This process holds the room's lease already, and is reading the room back (a
+    /// takeover by another of its tasks): the relay has it in a moment.
+    Settling,
 }
 
 /// A relay node's link to its cluster on NATS JetStream. Cheap to clone: the clones share
@@ -248,7 +251,7 @@ impl Cluster {
         // A few rounds: each lost race for the lease means another node has it now.
         for _ in 0..4 {
             if inner.holds(code) {
-                return Ok(Location::Nowhere);
+                return Ok(Location::Settling);
             }
             let entry = inner
                 .leases
@@ -269,7 +272,7 @@ impl Cluster {
                         }
                         // Ours, being claimed or taken over by another task of this process.
                         Some(lease) if lease.incarnation == inner.writer.incarnation => {
-                            return Ok(Location::Nowhere);
+                            return Ok(Location::Settling);
                         }
                         // An earlier process of this node (or a value that is not a lease):
                         // dead, since node names are unique. Taken over at once, fenced on

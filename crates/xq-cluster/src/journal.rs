@@ -49,7 +49,8 @@ pub struct Writer {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum Change {
-    /// The writer took the room over (or claimed it): the first message of each owner.
+    /// The writer took the room over from an owner that had left it: the first message of
+    /// each owner after the room's first (whose first message starts its match).
     TakenOver,
     /// A match began ([`xq_store::Persist::MatchStarted`]).
     MatchStarted {
@@ -358,4 +359,166 @@ fn apply(
         Change::RoomClosed => replayed.state = RoomState::Closed,
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use xq_rules::{Color, Move, Square};
+    use xq_session::{Action, Input};
+
+    use super::*;
+
+    fn writer() -> Writer {
+        Writer {
+            node: "a".into(),
+            incarnation: 7,
+        }
+    }
+
+    fn started() -> Change {
+        Change::MatchStarted {
+            options: RoomOptions::default(),
+            red: Seat::First,
+            started: Timestamp::from_millis(5),
+            first_token: ResumeToken([1; 16]),
+            second_token: ResumeToken([2; 16]),
+            opened_at: 1_700_000_000,
+        }
+    }
+
+    fn entry(seq: u64) -> Change {
+        let play = Action::Play(Move::new(Square::H2, Square::E2)).by(Color::Red);
+        Change::Entry {
+            seq,
+            entry: Entry {
+                at: Timestamp::from_millis(1_000 * (seq + 1)),
+                input: Input::Command(play),
+            },
+        }
+    }
+
+    fn append(seq: u64, counter: u64, changes: Vec<Change>) -> Append {
+        let bytes = Append::encode(&writer(), 3, counter, &changes).expect("encodes");
+        Append::decode(seq, &bytes).expect("decodes")
+    }
+
+    #[test]
+    fn a_message_decodes_to_what_was_encoded() {
+        let changes = vec![started(), entry(0), Change::SeatLost { seat: Seat::Second }];
+        let decoded = append(9, 1, changes.clone());
+        assert_eq!(
+            decoded,
+            Append {
+                seq: 9,
+                writer: writer(),
+                lease_revision: 3,
+                counter: 1,
+                changes,
+            }
+        );
+        let bytes = Append::encode(&writer(), 3, 1, &[]).expect("encodes");
+        assert!(matches!(
+            Append::decode(1, &bytes[..bytes.len() - 1]),
+            Err(WireError::Decode(_))
+        ));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            Append::decode(1, &longer),
+            Err(WireError::Trailing(1))
+        ));
+        let mut newer = bytes;
+        newer[0] = 2;
+        assert!(matches!(
+            Append::decode(1, &newer),
+            Err(WireError::UnknownVersion(2))
+        ));
+        assert!(matches!(Append::decode(1, &[]), Err(WireError::Empty)));
+    }
+
+    #[test]
+    fn a_journal_replays_to_its_open_match() {
+        let code = RoomCode::from_u64(1);
+        let journal = [
+            append(4, 1, vec![started(), entry(0)]),
+            append(6, 2, vec![Change::TakenOver]),
+            append(9, 3, vec![entry(1), Change::SeatLost { seat: Seat::First }]),
+        ];
+        let replayed = replay(code, &journal).expect("replays");
+        assert_eq!((replayed.last_seq, replayed.counter), (9, 3));
+        let RoomState::Open { room, current } = replayed.state else {
+            panic!("an open match expected");
+        };
+        assert_eq!(room.entries.len(), 2);
+        assert_eq!(room.lost, [Seat::First]);
+        assert_eq!(current.start_seq, 4);
+        assert_eq!(current.opened_at, UnixTime(1_700_000_000));
+    }
+
+    #[test]
+    fn a_journal_with_a_gap_does_not_replay() {
+        let code = RoomCode::from_u64(1);
+        let skipped = [append(4, 1, vec![started()]), append(6, 3, vec![entry(0)])];
+        assert!(matches!(
+            replay(code, &skipped),
+            Err(ReplayError::CounterGap {
+                expected: 2,
+                found: 3,
+                ..
+            })
+        ));
+        let doubled = [
+            append(4, 1, vec![started(), entry(0)]),
+            append(6, 2, vec![entry(0)]),
+        ];
+        assert!(matches!(
+            replay(code, &doubled),
+            Err(ReplayError::EntryGap {
+                expected: 1,
+                found: 0,
+                ..
+            })
+        ));
+        let orphan = [append(4, 1, vec![entry(0)])];
+        assert!(matches!(
+            replay(code, &orphan),
+            Err(ReplayError::NoMatch(4))
+        ));
+    }
+
+    #[test]
+    fn a_closed_or_finished_room_replays_as_such() {
+        let code = RoomCode::from_u64(1);
+        let game = ArchivedGame {
+            room: code,
+            started: 1,
+            ended: 2,
+            red: "AAAAAB/1".into(),
+            black: "AAAAAB/2".into(),
+            result: "1-0".into(),
+            termination: "resignation".into(),
+            moves: 1,
+            pgn: "1. h2e2 1-0".into(),
+        };
+        let over = [append(
+            4,
+            1,
+            vec![started(), entry(0), Change::MatchOver { game }],
+        )];
+        assert!(matches!(
+            replay(code, &over).expect("replays").state,
+            RoomState::Over { start_seq: 4, .. }
+        ));
+        let closed = [
+            append(4, 1, vec![started()]),
+            append(5, 2, vec![Change::RoomClosed]),
+        ];
+        let replayed = replay(code, &closed).expect("replays");
+        assert!(matches!(replayed.state, RoomState::Closed));
+        assert_eq!(replayed.tokens.len(), 2);
+        assert!(matches!(
+            replay(code, &[]).expect("replays").state,
+            RoomState::Empty
+        ));
+    }
 }

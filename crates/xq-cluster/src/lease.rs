@@ -52,8 +52,8 @@ pub(crate) fn renewal_period(ttl: Duration) -> Duration {
 }
 
 impl Held {
-    /// A lease just created (or taken over) by a request sent at `sent`, on a room whose
-    /// journal ends at `last_seq` with counter `counter`.
+    /// A lease just created (or taken over) at `revision` by a request sent at `sent`, on a
+    /// room with no journal yet (a taker sets where its journal ends).
     pub(crate) fn new(revision: u64, sent: Instant, ttl: Duration) -> Self {
         Self {
             revision,

@@ -24,6 +24,8 @@
 //!   its writer, the lease revision it held and a per-room counter (see [`Append`]).
 //! - **Leases.** A room's lease is created with KV `create` (so a code is unique
 //!   cluster-wide) and renewed with a compare-and-set `update` every quarter of the TTL.
+//!   The TTL must outlast a JetStream leader election (a few seconds after a NATS server
+//!   dies), or a NATS node loss costs every node its rooms: the default is 10 s.
 //!   The bucket's max age is the TTL: a dead owner's leases vanish by themselves. A node
 //!   believes a lease only until the time it *sent* its last successful renewal plus three
 //!   quarters of the TTL, by its own monotonic clock: past that it neither appends nor
@@ -71,6 +73,7 @@
 //!     Location::Owner { urls, .. } => println!("redirect to {urls:?}"),
 //!     Location::Taken(room) => println!("restore {} here", room.code),
 //!     Location::Nowhere => println!("no such room"),
+//!     Location::Settling => println!("this node is taking it over: ask again"),
 //! }
 //! cluster.close().await;
 //! # Ok(())
@@ -79,7 +82,7 @@
 //!
 //! # Feature flags
 //!
-//! - `testing`: [`testing`], real `nats-server` processes (one, or a routed cluster of
+//! - `testing`: the `testing` module, real `nats-server` processes (one, or a routed cluster of
 //!   three) started on loopback for tests, killed when dropped.
 
 #![warn(missing_docs)]
@@ -98,6 +101,7 @@ mod storage;
 pub mod testing;
 mod wire;
 
+pub use archive::ClusterArchive;
 pub use cluster::{Cluster, Location, Lookup};
 pub use error::{ClusterError, WireError};
 pub use journal::{Append, ArchivedGame, Change, ReplayError, Writer};

@@ -2,11 +2,9 @@
 
 use std::time::Duration;
 
-use async_nats::jetstream::consumer::{DeliverPolicy, pull};
 use async_nats::jetstream::{self, kv, stream};
 use async_nats::{ConnectOptions, ServerAddr};
 use bytes::Bytes;
-use futures_util::StreamExt;
 
 use crate::ClusterOptions;
 use crate::error::ClusterError;
@@ -28,6 +26,29 @@ pub(crate) struct Ready {
     pub(crate) games: stream::Stream,
     pub(crate) leases: kv::Store,
     pub(crate) tokens: kv::Store,
+}
+
+/// Connects to the servers and binds the archive stream only, within the connect timeout:
+/// for reading the archive, with nothing created or changed.
+pub(crate) async fn connect_archive(
+    options: &ClusterOptions,
+) -> Result<stream::Stream, ClusterError> {
+    if options.servers.is_empty() {
+        return Err(ClusterError::NoServers);
+    }
+    let servers = options.servers.join(",");
+    let bind = async {
+        let (_client, js) = dial(options).await?;
+        js.get_stream(GAMES_STREAM)
+            .await
+            .map_err(|err| ClusterError::nats("find the archive stream", err))
+    };
+    tokio::time::timeout(options.connect_timeout, bind)
+        .await
+        .map_err(|_| ClusterError::ConnectTimeout {
+            servers,
+            timeout: options.connect_timeout,
+        })?
 }
 
 /// Checks the options, connects and binds everything, within the connect timeout.
@@ -57,8 +78,10 @@ fn check(options: &ClusterOptions) -> Result<(), ClusterError> {
     Ok(())
 }
 
-/// Connects, checks JetStream and binds the streams and buckets.
-async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterError> {
+/// Connects to the servers and checks that JetStream answers.
+async fn dial(
+    options: &ClusterOptions,
+) -> Result<(async_nats::Client, jetstream::Context), ClusterError> {
     let servers = options.servers.join(",");
     let addrs = options
         .servers
@@ -107,6 +130,12 @@ async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterErro
             Err(err) => return Err(ClusterError::NoJetStream(err.into())),
         }
     }
+    Ok((client, js))
+}
+
+/// Connects, checks JetStream and binds the streams and buckets.
+async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterError> {
+    let (client, js) = dial(options).await?;
     let replicas = options.replicas.unwrap_or_else(|| {
         // Every server of the NATS cluster gossips its client URL to the clients.
         if client.server_info().connect_urls.len() >= 3 {
@@ -321,35 +350,33 @@ fn compatible(
 }
 
 /// Every message on `subject` of `stream`, oldest first, with its stream sequence.
+///
+/// Read one message at a time with "next by subject" requests, which the stream's leader
+/// answers alone: no consumer is created, so a takeover needs no JetStream meta leader (the
+/// one part of a NATS cluster that may take long to come back after a server is lost), and
+/// leaves nothing behind. Journals are short (one message per commit of one room).
 pub(crate) async fn read_all(
     stream: &stream::Stream,
     subject: &str,
 ) -> Result<Vec<(u64, Bytes)>, ClusterError> {
-    let failed = |err: async_nats::Error| ClusterError::nats("read a stream", err);
-    let consumer = stream
-        .create_consumer(pull::OrderedConfig {
-            filter_subject: subject.into(),
-            deliver_policy: DeliverPolicy::All,
-            ..Default::default()
-        })
-        .await
-        .map_err(|err| failed(err.into()))?;
     let mut read = Vec::new();
-    if consumer.cached_info().num_pending == 0 {
-        return Ok(read);
-    }
-    let mut messages = consumer
-        .messages()
-        .await
-        .map_err(|err| failed(err.into()))?;
-    while let Some(message) = messages.next().await {
-        let message = message.map_err(|err| failed(err.into()))?;
-        let info = message.info().map_err(failed)?;
-        let (seq, pending) = (info.stream_sequence, info.pending);
-        read.push((seq, message.payload.clone()));
-        if pending == 0 {
-            break;
+    let mut next = 1;
+    loop {
+        let message = stream
+            .raw_message_builder()
+            .next_by_subject(subject)
+            .sequence(next)
+            .send()
+            .await;
+        match message {
+            Ok(message) => {
+                next = message.sequence + 1;
+                read.push((message.sequence, message.payload));
+            }
+            Err(err) if err.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
+                return Ok(read);
+            }
+            Err(err) => return Err(ClusterError::nats("read a stream", err)),
         }
     }
-    Ok(read)
 }

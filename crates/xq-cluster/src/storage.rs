@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_nats::jetstream::context::PublishErrorKind;
+use async_nats::jetstream::context::{PublishError, PublishErrorKind};
 use async_nats::jetstream::message::PublishMessage;
 use bytes::Bytes;
 use futures_util::future;
@@ -321,17 +321,12 @@ impl Inner {
                 .get(&code)
                 .is_some_and(|held| held.is_believed(Instant::now()));
             if !believed {
-                // Nothing sent yet: the room is simply not ours. Something sent: it may have
-                // landed, after the lease ran out; nobody can tell.
-                return if attempts > 0 {
-                    Err(AppendError::Unavailable {
-                        code,
-                        window: start.elapsed(),
-                        last: "this node's lease ran out while retrying".into(),
-                    })
-                } else {
-                    Ok(Appended::Refused)
-                };
+                // The room is not this node's any more. An attempt sent before may still land,
+                // but the relay gives the room up without sending what waited for it, so no
+                // client was told of it: whoever takes the room over reads the journal as it
+                // is, with or without it. A NATS outage thus costs the node its rooms, not
+                // its life.
+                return Ok(Appended::Refused);
             }
             if attempts > 0 {
                 Counters::bump(&self.counters.append_retries);
@@ -368,23 +363,11 @@ impl Inner {
                         }
                     }
                     PublishErrorKind::WrongLastSequence => return Ok(Appended::Refused),
-                    PublishErrorKind::MaxPayloadExceeded => {
-                        return Err(AppendError::Rejected {
-                            code,
-                            reason: err.to_string(),
-                        });
-                    }
-                    _ => err.to_string(),
+                    _ => publish_failure(code, &err)?,
                 },
                 Err(_) => "timed out".to_string(),
             };
-            if start.elapsed() >= self.lease_ttl {
-                return Err(AppendError::Unavailable {
-                    code,
-                    window: start.elapsed(),
-                    last,
-                });
-            }
+            self.give_up_after(code, start, &last)?;
             tracing::debug!(room = %code, %last, "append failed; retrying");
             tokio::time::sleep(RETRY_PAUSE).await;
         }
@@ -455,25 +438,38 @@ impl Inner {
                 Ok(Err(err)) => match err.kind() {
                     // Archived already.
                     PublishErrorKind::WrongLastSequence => return Ok(()),
-                    PublishErrorKind::MaxPayloadExceeded => {
-                        return Err(AppendError::Rejected {
-                            code,
-                            reason: err.to_string(),
-                        });
-                    }
-                    _ => err.to_string(),
+                    _ => publish_failure(code, &err)?,
                 },
                 Err(_) => "timed out".to_string(),
             };
-            if start.elapsed() >= self.lease_ttl {
-                return Err(AppendError::Unavailable {
-                    code,
-                    window: start.elapsed(),
-                    last,
-                });
-            }
+            self.give_up_after(code, start, &last)?;
             tokio::time::sleep(RETRY_PAUSE).await;
         }
+    }
+
+    /// After a failed attempt of a publish of room `code` retried since `start`: the error
+    /// to give up with once the lease TTL has passed, with `last`, the attempt's failure.
+    fn give_up_after(&self, code: RoomCode, start: Instant, last: &str) -> Result<(), AppendError> {
+        if start.elapsed() >= self.lease_ttl {
+            return Err(AppendError::Unavailable {
+                code,
+                window: start.elapsed(),
+                last: last.to_owned(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The text of a failed publish of room `code` worth retrying, or the error that ends the
+/// retries: a message over the server's payload limit is refused for good.
+fn publish_failure(code: RoomCode, err: &PublishError) -> Result<String, AppendError> {
+    match err.kind() {
+        PublishErrorKind::MaxPayloadExceeded => Err(AppendError::Rejected {
+            code,
+            reason: err.to_string(),
+        }),
+        _ => Ok(err.to_string()),
     }
 }
 

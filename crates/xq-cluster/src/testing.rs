@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+/// How many times a server (or cluster) is started on fresh ports before the harness gives up.
+const START_TRIES: usize = 3;
+
 /// How long a server may take to answer its health check after it starts.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -58,20 +61,37 @@ impl NatsServer {
     #[must_use]
     pub fn start_with(options: ServerOptions) -> Option<Self> {
         let binary = binary()?;
+        Some(with_retries(|| Self::try_start(&binary, options)))
+    }
+
+    fn try_start(binary: &Path, options: ServerOptions) -> Result<Self, String> {
         let [port, monitor] = free_ports();
+        let mut server = Self::configured(binary, "xq-test", port, monitor, options, None);
+        server.spawn();
+        server.healthy_in_time()?;
+        Ok(server)
+    }
+
+    /// A server named `name`, not started yet, with its config written into a fresh data
+    /// directory.
+    fn configured(
+        binary: &Path,
+        name: &str,
+        port: u16,
+        monitor: u16,
+        options: ServerOptions,
+        cluster: Option<ClusterConfig<'_>>,
+    ) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
-        let config = write_config(dir.path(), "xq-test", port, monitor, options, None);
-        let mut server = Self {
-            binary,
+        let config = write_config(dir.path(), name, port, monitor, options, cluster);
+        Self {
+            binary: binary.to_path_buf(),
             config,
             port,
             monitor,
             child: None,
             _dir: dir,
-        };
-        server.spawn();
-        server.wait_healthy();
-        Some(server)
+        }
     }
 
     /// The server's client URL, `nats://127.0.0.1:<port>`.
@@ -132,26 +152,37 @@ impl NatsServer {
     /// Waits until the monitoring endpoint reports JetStream healthy (in a cluster: with a
     /// meta leader).
     fn wait_healthy(&mut self) {
+        if let Err(err) = self.healthy_in_time() {
+            panic!("{err}");
+        }
+    }
+
+    /// [`wait_healthy`](Self::wait_healthy), with the failure as an error.
+    fn healthy_in_time(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + START_TIMEOUT;
         while Instant::now() < deadline {
             if let Some(child) = &mut self.child
                 && let Ok(Some(status)) = child.try_wait()
             {
-                panic!("nats-server exited at start: {status}");
+                return Err(format!("nats-server exited at start: {status}"));
             }
             if healthy(self.monitor) {
-                return;
+                return Ok(());
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("nats-server on port {} not healthy in time", self.port);
+        Err(format!(
+            "nats-server on port {} not healthy in time",
+            self.port
+        ))
     }
 }
 
 impl Drop for NatsServer {
     fn drop(&mut self) {
         if let Some(child) = &self.child {
-            // A paused process would not die of SIGKILL before it is continued on some systems.
+            // A test that paused the server and failed before resuming it: let it go first,
+            // so that nothing stopped is left behind whatever the kernel does with SIGKILL.
             let _ = Command::new("kill")
                 .arg("-CONT")
                 .arg(child.id().to_string())
@@ -167,6 +198,10 @@ impl NatsCluster {
     #[must_use]
     pub fn start(size: usize) -> Option<Self> {
         let binary = binary()?;
+        Some(with_retries(|| Self::try_start(&binary, size)))
+    }
+
+    fn try_start(binary: &Path, size: usize) -> Result<Self, String> {
         let ports: Vec<[u16; 3]> = (0..size).map(|_| free_ports()).collect();
         let routes: Vec<String> = ports
             .iter()
@@ -176,37 +211,27 @@ impl NatsCluster {
             .iter()
             .enumerate()
             .map(|(index, &[port, monitor, route])| {
-                let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
-                let name = format!("xq-test-{index}");
                 let cluster = ClusterConfig {
                     port: route,
                     routes: &routes,
                 };
-                let config = write_config(
-                    dir.path(),
-                    &name,
+                NatsServer::configured(
+                    binary,
+                    &format!("xq-test-{index}"),
                     port,
                     monitor,
                     ServerOptions::default(),
                     Some(cluster),
-                );
-                NatsServer {
-                    binary: binary.clone(),
-                    config,
-                    port,
-                    monitor,
-                    child: None,
-                    _dir: dir,
-                }
+                )
             })
             .collect();
         for server in &mut servers {
             server.spawn();
         }
         for server in &mut servers {
-            server.wait_healthy();
+            server.healthy_in_time()?;
         }
-        Some(Self { servers })
+        Ok(Self { servers })
     }
 
     /// The client URLs of the servers.
@@ -242,6 +267,20 @@ impl NatsCluster {
 struct ClusterConfig<'a> {
     port: u16,
     routes: &'a [String],
+}
+
+/// Runs `try_start` until it succeeds, [`START_TRIES`] times at the most, and panics with
+/// the last failure. A port found free may be taken by another process before the server
+/// binds it: then the server exits, and it starts again on other ports.
+fn with_retries<T>(mut try_start: impl FnMut() -> Result<T, String>) -> T {
+    let mut tries = 1;
+    loop {
+        match try_start() {
+            Ok(started) => return started,
+            Err(err) if tries >= START_TRIES => panic!("{err}"),
+            Err(_) => tries += 1,
+        }
+    }
 }
 
 /// Writes the server's config file into `dir` and returns its path.

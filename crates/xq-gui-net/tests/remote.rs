@@ -10,7 +10,7 @@ use xq_gui_model::{
     Action, ActionError, BackendError, Click, Dialog, GameBackend, Presence, ViewModel,
 };
 use xq_gui_net::{Entry, Host, HostConfig, Lobby, Network, Pending, RemoteGame, Wake};
-use xq_protocol::{RoomOptions, SeatChoice};
+use xq_protocol::{RoomCode, RoomOptions, SeatChoice};
 use xq_rules::{Color, Move, Square};
 use xq_session::{Action as SessionAction, TimeControl, Timestamp};
 
@@ -69,6 +69,20 @@ fn view_of(clock: &Clock, game: RemoteGame) -> ViewModel {
     let mut view = ViewModel::new();
     view.start(clock.now(), Box::new(game));
     view
+}
+
+/// Red's view of a room it creates on `host`, and the room's code.
+fn created(clock: &Clock, network: &Network, host: &Host) -> (ViewModel, RoomCode) {
+    let game = connect(network, host.own_url(), Entry::Create(red_seat()));
+    let code = game.code();
+    (view_of(clock, game), code)
+}
+
+/// Ticks Red's `view` until its opponent is there and the game has begun.
+fn until_begun(clock: &Clock, view: &mut ViewModel) {
+    until(clock, view, "the game begins", |view| {
+        view.status_line() == "Red to move · opponent connected"
+    });
 }
 
 /// A relay hosted in this process on the loopback, and the directory of its identity.
@@ -143,9 +157,7 @@ fn two_players_and_a_spectator_play_through_a_hosted_relay() {
     )));
 
     // Red creates a room through the in-process listener and waits.
-    let game = connect(&network, host.own_url(), Entry::Create(red_seat()));
-    let code = game.code();
-    let mut red = view_of(&clock, game);
+    let (mut red, code) = created(&clock, &network, &host);
     assert_eq!(red.status_line(), "Red to move · waiting for an opponent");
     assert_eq!(red.click(clock.now(), Some(Square::H2)), Ok(Click::Ignored));
 
@@ -153,9 +165,7 @@ fn two_players_and_a_spectator_play_through_a_hosted_relay() {
     let mut black = view_of(&clock, connect(&network, udp, Entry::Join(code)));
     let mut watcher = view_of(&clock, connect(&network, quic, Entry::Spectate(code)));
     assert_eq!(black.orientation().bottom, Color::Black);
-    until(&clock, &mut red, "the game begins", |view| {
-        view.status_line() == "Red to move · opponent connected"
-    });
+    until_begun(&clock, &mut red);
     assert!(!red.buttons().request_undo && red.buttons().resign);
 
     // Red's move reaches Black and the spectator.
@@ -226,16 +236,12 @@ fn a_list_of_relays_plays_through_the_first_that_answers() {
     let clock = Clock(Instant::now());
     let network = Network::new().expect("a runtime");
     let (host, _identity) = hosted(&network);
-    let game = connect(&network, host.own_url(), Entry::Create(red_seat()));
-    let code = game.code();
-    let mut red = view_of(&clock, game);
+    let (mut red, code) = created(&clock, &network, &host);
     // Nobody listens at the first node of the list.
     let list = format!("mem://gui-nobody-here, {}", host.own_url());
     let black = view_of(&clock, connect(&network, &list, Entry::Join(code)));
     assert_eq!(black.orientation().bottom, Color::Black);
-    until(&clock, &mut red, "the game begins", |view| {
-        view.status_line() == "Red to move · opponent connected"
-    });
+    until_begun(&clock, &mut red);
 }
 
 #[test]
@@ -243,17 +249,13 @@ fn only_the_players_may_ask_for_a_rematch() {
     let clock = Clock(Instant::now());
     let network = Network::new().expect("a runtime");
     let (host, _identity) = hosted(&network);
-    let game = connect(&network, host.own_url(), Entry::Create(red_seat()));
-    let code = game.code();
-    let mut red = view_of(&clock, game);
+    let (mut red, code) = created(&clock, &network, &host);
     let mut black = view_of(&clock, connect(&network, host.own_url(), Entry::Join(code)));
     let mut watcher = view_of(
         &clock,
         connect(&network, host.own_url(), Entry::Spectate(code)),
     );
-    until(&clock, &mut red, "the game begins", |view| {
-        view.status_line() == "Red to move · opponent connected"
-    });
+    until_begun(&clock, &mut red);
     assert!(!red.buttons().rematch, "the game is on");
 
     red.act(clock.now(), Action::Resign).expect("a resignation");

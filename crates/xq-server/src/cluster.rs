@@ -44,8 +44,11 @@ pub enum Located {
     Elsewhere(Vec<String>),
     /// Nobody owned the room, and this node took it over: its journal read back, to restore.
     Here(Box<OpenRoom>),
-    /// No such room in the cluster (or it is this node's already).
+    /// No such room in the cluster.
     Nowhere,
+    /// This node is taking the room over at this moment (another request found it first):
+    /// the request is refused with [`xq_protocol::ErrorCode::Unavailable`], to try again.
+    Settling,
     /// The cluster could not be asked.
     Unreachable,
 }
@@ -88,6 +91,11 @@ impl CodeReserve {
         self.claiming.contains(&code) || self.ready.contains(&code)
     }
 
+    /// Whether `code` is this node's, claimed and not used yet.
+    pub(crate) fn is_ready(&self, code: RoomCode) -> bool {
+        self.ready.contains(&code)
+    }
+
     /// `code` is being claimed.
     pub(crate) fn claiming(&mut self, code: RoomCode) {
         self.claiming.insert(code);
@@ -100,6 +108,14 @@ impl CodeReserve {
             self.ready.push(code);
         }
         known
+    }
+
+    /// Drops `code`, whose claim the cluster says this node lost; whether it held it.
+    pub(crate) fn forget(&mut self, code: RoomCode) -> bool {
+        let claimed = self.claiming.remove(&code);
+        let ready = self.ready.len();
+        self.ready.retain(|&held| held != code);
+        claimed || self.ready.len() < ready
     }
 
     /// Every code the reserve holds, ready or claimed: the cluster's leases on them.

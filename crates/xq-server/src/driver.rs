@@ -518,12 +518,7 @@ impl Driver {
                 request,
                 located,
             } => self.relay.handle_located(now, conn, request, located),
-            Answer::Adopted(room) => {
-                let code = room.code;
-                if let Err(err) = self.relay.restore(now, *room) {
-                    tracing::warn!(room = %code, %err, "a room taken over does not restore");
-                }
-            }
+            Answer::Adopted(room) => self.relay.take_over(now, *room),
         }
         self.flush();
     }

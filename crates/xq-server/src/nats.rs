@@ -11,9 +11,7 @@ use crate::{ClusterCounters, Directory, Located, Lookup};
 #[async_trait::async_trait]
 impl Directory for Cluster {
     async fn claim(&self, code: RoomCode) -> Result<bool, String> {
-        Cluster::claim(self, code)
-            .await
-            .map_err(|err| err.to_string())
+        Self::claim(self, code).await.map_err(|err| err.to_string())
     }
 
     async fn locate(&self, lookup: Lookup) -> Located {
@@ -21,10 +19,11 @@ impl Directory for Cluster {
             Lookup::Room(code) => xq_cluster::Lookup::Room(code),
             Lookup::Token(token) => xq_cluster::Lookup::Token(token),
         };
-        match Cluster::locate(self, lookup).await {
+        match Self::locate(self, lookup).await {
             Ok(Location::Owner { urls, .. }) => Located::Elsewhere(urls),
             Ok(Location::Taken(room)) => Located::Here(room),
             Ok(Location::Nowhere) => Located::Nowhere,
+            Ok(Location::Settling) => Located::Settling,
             Err(err) => {
                 tracing::warn!(%err, "cannot look a room up in the cluster");
                 Located::Unreachable
@@ -33,34 +32,34 @@ impl Directory for Cluster {
     }
 
     async fn orphans(&self) -> Result<Vec<RoomCode>, String> {
-        Cluster::orphans(self).await.map_err(|err| err.to_string())
+        Self::orphans(self).await.map_err(|err| err.to_string())
     }
 
     async fn release(&self, code: RoomCode) {
-        Cluster::release(self, code).await;
+        Self::release(self, code).await;
     }
 
     async fn close(&self) {
-        Cluster::close(self).await;
+        Self::close(self).await;
     }
 
     fn lost_rooms(&self) -> mpsc::UnboundedReceiver<RoomCode> {
-        Cluster::lost_rooms(self)
+        Self::lost_rooms(self)
     }
 
     fn listening_on(&self, urls: &[String]) {
         // The operator's URLs, if any, are what clients elsewhere can reach.
-        if Cluster::advertised(self).is_empty() {
-            Cluster::set_advertise(self, urls.to_vec());
+        if Self::advertised(self).is_empty() {
+            Self::set_advertise(self, urls.to_vec());
         }
     }
 
     fn sweep_interval(&self) -> Duration {
-        Cluster::lease_ttl(self)
+        Self::lease_ttl(self)
     }
 
     fn counters(&self) -> ClusterCounters {
-        let metrics = Cluster::metrics(self);
+        let metrics = Self::metrics(self);
         ClusterCounters {
             lease_renewals: metrics.lease_renewals,
             lease_losses: metrics.lease_losses,

@@ -98,11 +98,17 @@ impl Outbox {
             message: message.to_string(),
         };
         self.send(conn, &msg);
-        self.queue.push_back(Output::Close { conn, reason });
+        self.close(conn, reason);
     }
 
     pub(crate) fn persist(&mut self, change: Persist) {
         self.queue.push_back(Output::Persist(change));
+    }
+
+    /// Closes a connection (after the frames queued for it), telling it nothing more: the
+    /// last frame it was sent says why.
+    pub(crate) fn close(&mut self, conn: ConnId, reason: DisconnectReason) {
+        self.queue.push_back(Output::Close { conn, reason });
     }
 
     /// Asks the driver something of the cluster.

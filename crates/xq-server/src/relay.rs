@@ -312,9 +312,11 @@ impl Relay {
     /// The cluster answered the [`Output::Locate`] of `conn`'s `request`: a room another node
     /// owns sends the client there ([`ServerMsg::Redirect`], then the connection closes); a
     /// room this node took over is restored (as [`restore`](Self::restore) does) and the
-    /// request is served as it would have been had the room been here; otherwise the request
-    /// gets the refusal it would have had ([`ErrorCode::Unavailable`] if the cluster could not
-    /// be asked). A room taken over is restored even if `conn` is gone meanwhile.
+    /// request is served as it would have been had the room been here; a room this node is
+    /// taking over at that moment serves the request if it has arrived meanwhile, and refuses
+    /// it with [`ErrorCode::Unavailable`] (try again) if not; otherwise the request gets the
+    /// refusal it would have had ([`ErrorCode::Unavailable`] if the cluster could not be
+    /// asked). A room taken over is restored even if `conn` is gone meanwhile.
     pub fn handle_located(
         &mut self,
         now: Timestamp,
@@ -329,29 +331,27 @@ impl Relay {
                     tracing::debug!(%conn, ?urls, "redirected");
                     self.metrics.redirects += 1;
                     self.outbox.send(conn, &ServerMsg::Redirect { id, urls });
-                    self.outbox.ask(Output::Close {
-                        conn,
-                        reason: DisconnectReason::Moved,
-                    });
+                    self.outbox.close(conn, DisconnectReason::Moved);
                     self.forget(now, conn);
                 }
                 return;
             }
-            Located::Unreachable => {
-                if self.lobby.get(conn).is_some() {
-                    let code = ErrorCode::Unavailable;
-                    let message = "the relay's cluster is out of reach: try again later";
-                    self.refuse(conn, Some(id), code, message.into());
+            Located::Unreachable | Located::Settling => {
+                // A room this node was taking over meanwhile may be here now: then it serves.
+                let settling = located == Located::Settling;
+                if !settling || self.missing(&msg, self.greeted(conn)).is_some() {
+                    if self.lobby.get(conn).is_some() {
+                        let message = if settling {
+                            "the room is moving to this node: try again"
+                        } else {
+                            "the relay's cluster is out of reach: try again later"
+                        };
+                        self.refuse(conn, Some(id), ErrorCode::Unavailable, message.into());
+                    }
+                    return;
                 }
-                return;
             }
-            Located::Here(room) => {
-                let code = room.code;
-                if let Err(err) = self.restore(now, *room) {
-                    tracing::warn!(room = %code, %err, "a room taken over does not restore");
-                }
-                self.metrics.takeovers += 1;
-            }
+            Located::Here(room) => self.take_over(now, *room),
             Located::Nowhere => {}
         }
         if self.lobby.get(conn).is_some()
@@ -361,19 +361,38 @@ impl Relay {
         }
     }
 
+    /// Restores a room this node of a cluster took over from a node that no longer owned it
+    /// (as [`restore`](Self::restore) does), counting it; a room whose journal does not
+    /// replay is logged and left out.
+    pub fn take_over(&mut self, now: Timestamp, room: OpenRoom) {
+        let code = room.code;
+        match self.restore(now, room) {
+            Ok(()) => self.metrics.takeovers += 1,
+            Err(err) => tracing::warn!(room = %code, %err, "a room taken over does not restore"),
+        }
+    }
+
     /// Gives room `code` up without closing it, because another node of the cluster owns it
     /// now (this node's storage refused its changes, or its lease was lost): nothing is
     /// persisted, and whoever is in it is told [`DisconnectReason::Moved`] and closed, to
     /// resume through any node. Returns those connections: what the driver still holds back
     /// for them (waiting for the refused changes) must not be sent.
+    ///
+    /// A code claimed for a new room and not used yet is dropped from the reserve instead,
+    /// and another claimed in its place.
     pub fn evict(&mut self, now: Timestamp, code: RoomCode) -> Vec<ConnId> {
+        if let Some(reserve) = &mut self.reserve
+            && reserve.forget(code)
+        {
+            self.top_up();
+            return Vec::new();
+        }
         let message = "the room moved to another node of the relay's cluster: resume there";
-        let conns = self.remove_room(now, code, DisconnectReason::Moved, message);
-        if !conns.is_empty() || self.rooms.get(code).is_none() {
+        if self.rooms.get(code).is_some() {
             tracing::info!(room = %code, "room given up to another node");
             self.metrics.evictions += 1;
         }
-        conns
+        self.remove_room(now, code, DisconnectReason::Moved, message)
     }
 
     /// The next thing for the driver to do, in order.
@@ -426,7 +445,7 @@ impl Relay {
         msg: ClientMsg,
         miss: Miss,
     ) -> Result<(), ErrorCode> {
-        let greeted = self.lobby.get(conn).is_some_and(|state| state.greeted);
+        let greeted = self.greeted(conn);
         if miss == Miss::Locate
             && let Some(lookup) = self.missing(&msg, greeted)
         {
@@ -464,6 +483,11 @@ impl Relay {
         }
     }
 
+    /// Whether `conn` has said hello.
+    fn greeted(&self, conn: ConnId) -> bool {
+        self.lobby.get(conn).is_some_and(|state| state.greeted)
+    }
+
     /// What a request asks for that this relay does not hold and the cluster may: the room
     /// of a resume token, or the room a join or spectate names.
     fn missing(&self, msg: &ClientMsg, greeted: bool) -> Option<Lookup> {
@@ -484,11 +508,12 @@ impl Relay {
         }
     }
 
-    /// Whether `code` is one this node claimed for a room it has not opened yet.
+    /// Whether `code` is one this node claimed for a room it has not opened yet (a code it is
+    /// still claiming may be another node's: it is looked up).
     fn is_reserved(&self, code: RoomCode) -> bool {
         self.reserve
             .as_ref()
-            .is_some_and(|reserve| reserve.holds(code))
+            .is_some_and(|reserve| reserve.is_ready(code))
     }
 
     /// A code for a new room: drawn here for a relay alone, from the claimed ones in a

@@ -2021,3 +2021,65 @@ fn an_evicted_room_sends_everyone_away_and_persists_nothing() {
     assert_eq!(node.relay.room_count(), 0);
     assert_eq!(node.relay.metrics().evictions, 1);
 }
+
+#[test]
+fn a_claimed_code_the_node_lost_is_replaced_and_never_used() {
+    let mut node = Harness::with_config(Config {
+        cluster: Some(ClusterMode { reserve: 1 }),
+        ..Config::default()
+    });
+    let [lost] = node.claims[..] else {
+        panic!("one claim");
+    };
+    node.claims.clear();
+    node.relay.handle_claim(lost, true);
+    node.collect();
+    // The lease on the code lapsed (the node was paused, say): it is given up and replaced.
+    assert_eq!(node.relay.evict(node.now(), lost), []);
+    node.collect();
+    let [replacement] = node.claims[..] else {
+        panic!("a new claim in its place");
+    };
+    let creator = node.client();
+    node.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
+    assert_eq!(
+        node.error(creator),
+        ErrorCode::Unavailable,
+        "the lost code is not used"
+    );
+    node.relay.handle_claim(replacement, true);
+    node.send(creator, ClientMsg::CreateRoom(RoomOptions::default()));
+    match &node.take(creator)[..] {
+        [ServerMsg::Joined { code, .. }, ..] => assert_eq!(*code, replacement),
+        other => panic!("expected a room, got {other:?}"),
+    }
+    assert_eq!(node.relay.metrics().evictions, 0, "no room was given up");
+}
+
+#[test]
+fn a_room_this_node_is_taking_over_is_served_once_it_is_here() {
+    let mut owner = Harness::node(1);
+    let (red, _black) = owner.pair(RoomOptions::default());
+    let mut store = xq_store::SqliteStore::open(":memory:").expect("opens");
+    xq_store::Storage::commit(&mut store, &owner.persisted).expect("commits");
+    let room = xq_store::Storage::open_rooms(&mut store)
+        .expect("reads")
+        .remove(0);
+
+    let mut node = Harness::node(1);
+    let early = node.raw();
+    node.send(early, hello(Some(red.token)));
+    // The lookup finds the room being taken over by this node: not yet here, try again.
+    node.locate(Located::Settling);
+    assert_eq!(node.error(early), ErrorCode::Unavailable);
+    let late = node.raw();
+    node.send(late, hello(Some(red.token)));
+    // The takeover lands before the lookup's answer: the seat is served.
+    node.relay.restore(node.now(), room).expect("restores");
+    node.collect();
+    node.locate(Located::Settling);
+    assert!(matches!(
+        node.take(late)[..],
+        [ServerMsg::Welcome { .. }, ServerMsg::Joined { .. }, ..]
+    ));
+}

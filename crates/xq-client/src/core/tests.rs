@@ -98,6 +98,30 @@ fn snapshot(game: &Match) -> ServerMsg {
     ServerMsg::Snapshot(Box::new(Snapshot::new(code(), standing, seats(), None, 0)))
 }
 
+/// A match at its start.
+fn fresh() -> Match {
+    Match::new(MatchConfig::default(), ms(0))
+}
+
+/// The relay lets the core into the room at `now`, at `seat` (a spectator without one),
+/// in answer to request `id` (or to none), and shows it `game`.
+fn enter(
+    core: &mut ClientCore,
+    now: Timestamp,
+    id: Option<RequestId>,
+    seat: Option<Color>,
+    game: &Match,
+) {
+    let joined = ServerMsg::Joined {
+        id,
+        code: code(),
+        seat,
+        resume: seat.map(|_| TOKEN),
+    };
+    hear(core, now, &joined);
+    hear(core, now, &snapshot(game));
+}
+
 /// A core seated at Red in a started match, and that match.
 fn seated() -> (ClientCore, Match) {
     let mut core = connected();
@@ -105,15 +129,8 @@ fn seated() -> (ClientCore, Match) {
         .create(RoomOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(sent(&mut core).msg, ClientMsg::CreateRoom(_)));
-    let joined = ServerMsg::Joined {
-        id: Some(id),
-        code: code(),
-        seat: Some(Color::Red),
-        resume: Some(TOKEN),
-    };
-    let game = Match::new(MatchConfig::default(), ms(0));
-    hear(&mut core, ms(1), &joined);
-    hear(&mut core, ms(1), &snapshot(&game));
+    let game = fresh();
+    enter(&mut core, ms(1), Some(id), Some(Color::Red), &game);
     let room = Room {
         code: code(),
         seat: Some(Color::Red),
@@ -125,6 +142,63 @@ fn seated() -> (ClientCore, Match) {
     ));
     assert_eq!(core.resume_token(), Some(TOKEN));
     (core, game)
+}
+
+/// A core watching `game` since 1 ms, and the id of its spectate request.
+fn watching(game: &Match) -> (ClientCore, RequestId) {
+    let mut core = connected();
+    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
+    sent(&mut core);
+    enter(&mut core, ms(1), Some(spectate), None, game);
+    events(&mut core);
+    (core, spectate)
+}
+
+/// A core built with a resume token, connected at 0, and the id of its first hello.
+fn resuming() -> (ClientCore, RequestId) {
+    let mut core = ClientCore::resuming(options(), TOKEN);
+    let hello = core
+        .handle_connected(ms(0))
+        .unwrap_or_else(|| panic!("a closed core"));
+    assert_resumes(&sent(&mut core).msg);
+    (core, hello)
+}
+
+/// Asserts that `msg` is a hello that resumes with [`TOKEN`].
+fn assert_resumes(msg: &ClientMsg) {
+    assert!(
+        matches!(
+            msg,
+            ClientMsg::Hello {
+                resume: Some(TOKEN),
+                ..
+            }
+        ),
+        "{msg:?}"
+    );
+}
+
+/// The cause the core reports of a failed connection, asserted to be followed by a new
+/// connection at once.
+fn reconnecting(core: &mut ClientCore) -> ClientError {
+    let seen = events(core);
+    match <[CoreEvent; 2]>::try_from(seen) {
+        Ok(
+            [
+                CoreEvent::Client(ClientEvent::Reconnecting { cause }),
+                CoreEvent::Connect,
+            ],
+        ) => cause,
+        seen => panic!("{seen:?}"),
+    }
+}
+
+/// Asserts that the core's only news is that its room is back.
+fn assert_reconnected(core: &mut ClientCore) {
+    assert!(matches!(
+        &events(core)[..],
+        [CoreEvent::Client(ClientEvent::Reconnected)]
+    ));
 }
 
 const CANNON: Move = Move::new(Square::H2, Square::E2);
@@ -245,18 +319,7 @@ fn a_quick_match_waits_then_enters_with_the_pairing() {
         &events(&mut core)[..],
         [CoreEvent::Client(ClientEvent::Queued)]
     ));
-    let joined = ServerMsg::Joined {
-        id: None,
-        code: code(),
-        seat: Some(Color::Black),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, ms(9), &joined);
-    hear(
-        &mut core,
-        ms(9),
-        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
-    );
+    enter(&mut core, ms(9), None, Some(Color::Black), &fresh());
     assert!(matches!(&events(&mut core)[..], [
         CoreEvent::Client(ClientEvent::MatchStarted),
         CoreEvent::Answered { id: entered, outcome: Ok(Answer::Entered(room)) },
@@ -293,13 +356,7 @@ fn a_dropped_player_reconnects_and_takes_its_seat_back() {
     let (mut core, game) = seated();
     while core.poll_transmit().is_some() {}
     core.handle_disconnected(ms(100), ClientError::ConnectionLost);
-    assert!(matches!(
-        &events(&mut core)[..],
-        [
-            CoreEvent::Client(ClientEvent::Reconnecting { .. }),
-            CoreEvent::Connect,
-        ]
-    ));
+    reconnecting(&mut core);
     assert!(!core.is_connected());
     assert!(matches!(
         core.act(Action::Resign),
@@ -311,30 +368,12 @@ fn a_dropped_player_reconnects_and_takes_its_seat_back() {
     assert_eq!(core.poll_timeout(), Some(ms(220)));
     core.handle_timeout(ms(220));
     assert!(matches!(&events(&mut core)[..], [CoreEvent::Connect]));
-    let hello = core
-        .handle_connected(ms(230))
-        .unwrap_or_else(|| panic!("a closed core"));
-    assert!(matches!(
-        sent(&mut core).msg,
-        ClientMsg::Hello {
-            resume: Some(TOKEN),
-            ..
-        }
-    ));
-    hear(&mut core, ms(240), &welcome(hello));
+    let hello = reconnect(&mut core, ms(230));
+    assert_resumes(&hello.msg);
+    hear(&mut core, ms(240), &welcome(hello.id));
     assert!(!core.is_connected(), "not until the room is back");
-    let joined = ServerMsg::Joined {
-        id: None,
-        code: code(),
-        seat: Some(Color::Red),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, ms(250), &joined);
-    hear(&mut core, ms(250), &snapshot(&game));
-    assert!(matches!(
-        &events(&mut core)[..],
-        [CoreEvent::Client(ClientEvent::Reconnected)]
-    ));
+    enter(&mut core, ms(250), None, Some(Color::Red), &game);
+    assert_reconnected(&mut core);
     assert!(core.is_connected());
     nothing_sent(&mut core);
 }
@@ -408,15 +447,7 @@ fn a_quiet_relay_is_pinged_then_given_up() {
     assert_eq!(sent(&mut core).msg, ClientMsg::Ping);
     assert_eq!(core.poll_timeout(), Some(ms(20_010)));
     core.handle_timeout(ms(20_010));
-    assert!(matches!(
-        &events(&mut core)[..],
-        [
-            CoreEvent::Client(ClientEvent::Reconnecting {
-                cause: ClientError::Timeout
-            }),
-            CoreEvent::Connect,
-        ]
-    ));
+    assert!(matches!(reconnecting(&mut core), ClientError::Timeout));
 }
 
 #[test]
@@ -435,30 +466,9 @@ fn a_first_hello_that_fails_answers_the_owner_and_ends() {
 
 #[test]
 fn a_resuming_core_enters_its_room_with_its_first_hello() {
-    let mut core = ClientCore::resuming(options(), TOKEN);
-    let hello = core
-        .handle_connected(ms(0))
-        .unwrap_or_else(|| panic!("a closed core"));
-    assert!(matches!(
-        sent(&mut core).msg,
-        ClientMsg::Hello {
-            resume: Some(TOKEN),
-            ..
-        }
-    ));
+    let (mut core, hello) = resuming();
     hear(&mut core, ms(1), &welcome(hello));
-    let joined = ServerMsg::Joined {
-        id: None,
-        code: code(),
-        seat: Some(Color::Black),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, ms(1), &joined);
-    hear(
-        &mut core,
-        ms(1),
-        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
-    );
+    enter(&mut core, ms(1), None, Some(Color::Black), &fresh());
     assert!(matches!(&events(&mut core)[..], [
         CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
     ] if *id == hello && room.seat == Some(Color::Black)));
@@ -468,15 +478,7 @@ fn a_resuming_core_enters_its_room_with_its_first_hello() {
 fn garbage_from_the_relay_fails_the_connection_not_the_core() {
     let (mut core, _) = seated();
     core.handle_frame(ms(5), &[PROTOCOL_VERSION, 250, 1, 2]);
-    assert!(matches!(
-        &events(&mut core)[..],
-        [
-            CoreEvent::Client(ClientEvent::Reconnecting {
-                cause: ClientError::Decode(_)
-            }),
-            CoreEvent::Connect,
-        ]
-    ));
+    assert!(matches!(reconnecting(&mut core), ClientError::Decode(_)));
     // An event out of line is refused by the mirror, and costs the connection too.
     let (mut core, _) = seated();
     let text = MoveText::new(&xq_rules::Position::startpos(), CANNON);
@@ -494,15 +496,7 @@ fn garbage_from_the_relay_fails_the_connection_not_the_core() {
         answers: None,
     };
     hear(&mut core, ms(5), &late);
-    assert!(matches!(
-        &events(&mut core)[..],
-        [
-            CoreEvent::Client(ClientEvent::Reconnecting {
-                cause: ClientError::Mirror(_)
-            }),
-            CoreEvent::Connect,
-        ]
-    ));
+    assert!(matches!(reconnecting(&mut core), ClientError::Mirror(_)));
 }
 
 #[test]
@@ -574,6 +568,13 @@ fn reconnect(core: &mut ClientCore, now: Timestamp) -> Request {
     hello
 }
 
+/// [`reconnect`], the relay's welcome at once, and the hello it answers.
+fn welcomed(core: &mut ClientCore, now: Timestamp) -> Request {
+    let hello = reconnect(core, now);
+    hear(core, now, &welcome(hello.id));
+    hello
+}
+
 #[test]
 fn a_redirected_join_is_asked_again_on_the_owner() {
     let mut core = connected();
@@ -591,9 +592,8 @@ fn a_redirected_join_is_asked_again_on_the_owner() {
         Some(ms(1) + options().handshake_timeout)
     );
 
-    let hello = reconnect(&mut core, ms(2));
+    let hello = welcomed(&mut core, ms(2));
     assert!(matches!(hello.msg, ClientMsg::Hello { resume: None, .. }));
-    hear(&mut core, ms(3), &welcome(hello.id));
     // The join again, under the id its owner waits on.
     let again = sent(&mut core);
     assert_eq!(
@@ -601,18 +601,7 @@ fn a_redirected_join_is_asked_again_on_the_owner() {
         (join, ClientMsg::JoinRoom { code: code() })
     );
     assert!(events(&mut core).is_empty(), "no answer to the hello");
-    let joined = ServerMsg::Joined {
-        id: Some(join),
-        code: code(),
-        seat: Some(Color::Black),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, ms(4), &joined);
-    hear(
-        &mut core,
-        ms(4),
-        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
-    );
+    enter(&mut core, ms(4), Some(join), Some(Color::Black), &fresh());
     assert!(matches!(&events(&mut core)[..], [
         CoreEvent::Client(ClientEvent::MatchStarted),
         CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
@@ -628,25 +617,13 @@ fn a_redirected_spectate_watches_on_the_owner() {
     sent(&mut core);
     hear(&mut core, ms(1), &redirect(spectate, "relay-c"));
     assert_redirected(&mut core, "relay-c");
-    let hello = reconnect(&mut core, ms(2));
-    hear(&mut core, ms(2), &welcome(hello.id));
+    welcomed(&mut core, ms(2));
     let again = sent(&mut core);
     assert_eq!(
         (again.id, again.msg),
         (spectate, ClientMsg::Spectate { code: code() })
     );
-    let joined = ServerMsg::Joined {
-        id: Some(spectate),
-        code: code(),
-        seat: None,
-        resume: None,
-    };
-    hear(&mut core, ms(3), &joined);
-    hear(
-        &mut core,
-        ms(3),
-        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
-    );
+    enter(&mut core, ms(3), Some(spectate), None, &fresh());
     assert!(matches!(&events(&mut core)[..], [
         CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
     ] if *id == spectate && room.seat.is_none()));
@@ -654,124 +631,50 @@ fn a_redirected_spectate_watches_on_the_owner() {
 
 #[test]
 fn a_spectator_dropped_watches_again_on_the_owner_it_is_sent_to() {
-    let mut core = connected();
-    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
-    sent(&mut core);
-    let joined = ServerMsg::Joined {
-        id: Some(spectate),
-        code: code(),
-        seat: None,
-        resume: None,
-    };
-    let game = Match::new(MatchConfig::default(), ms(0));
-    hear(&mut core, ms(1), &joined);
-    hear(&mut core, ms(1), &snapshot(&game));
-    events(&mut core);
+    let game = fresh();
+    let (mut core, _) = watching(&game);
     core.handle_disconnected(ms(10), ClientError::ConnectionLost);
     events(&mut core);
     // The next node takes the hello, and sends the watch on to the room's owner.
-    let hello = reconnect(&mut core, ms(10));
-    hear(&mut core, ms(11), &welcome(hello.id));
+    welcomed(&mut core, ms(10));
     let watch = sent(&mut core);
     assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
     hear(&mut core, ms(12), &redirect(watch.id, "relay-b"));
     assert_redirected(&mut core, "relay-b");
-    let hello = reconnect(&mut core, ms(13));
-    hear(&mut core, ms(14), &welcome(hello.id));
+    welcomed(&mut core, ms(13));
     let watch = sent(&mut core);
     assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
-    let joined = ServerMsg::Joined {
-        id: Some(watch.id),
-        code: code(),
-        seat: None,
-        resume: None,
-    };
-    hear(&mut core, ms(15), &joined);
-    hear(&mut core, ms(15), &snapshot(&game));
-    assert!(matches!(
-        &events(&mut core)[..],
-        [CoreEvent::Client(ClientEvent::Reconnected)]
-    ));
+    enter(&mut core, ms(15), Some(watch.id), None, &game);
+    assert_reconnected(&mut core);
 }
 
 #[test]
 fn a_redirected_resume_hello_takes_the_seat_back_on_the_owner() {
     let (mut core, game) = seated();
     core.handle_disconnected(ms(100), ClientError::ConnectionLost);
-    assert!(matches!(
-        &events(&mut core)[..],
-        [
-            CoreEvent::Client(ClientEvent::Reconnecting { .. }),
-            CoreEvent::Connect
-        ]
-    ));
+    reconnecting(&mut core);
     let hello = reconnect(&mut core, ms(110));
-    assert!(matches!(
-        hello.msg,
-        ClientMsg::Hello {
-            resume: Some(TOKEN),
-            ..
-        }
-    ));
+    assert_resumes(&hello.msg);
     // Any node takes the hello; this one sends the client to the seat's owner.
     hear(&mut core, ms(120), &redirect(hello.id, "relay-b"));
     assert_redirected(&mut core, "relay-b");
-    let hello = reconnect(&mut core, ms(130));
-    assert!(matches!(
-        hello.msg,
-        ClientMsg::Hello {
-            resume: Some(TOKEN),
-            ..
-        }
-    ));
-    hear(&mut core, ms(140), &welcome(hello.id));
-    let joined = ServerMsg::Joined {
-        id: None,
-        code: code(),
-        seat: Some(Color::Red),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, ms(150), &joined);
-    hear(&mut core, ms(150), &snapshot(&game));
-    assert!(matches!(
-        &events(&mut core)[..],
-        [CoreEvent::Client(ClientEvent::Reconnected)]
-    ));
+    let hello = welcomed(&mut core, ms(130));
+    assert_resumes(&hello.msg);
+    enter(&mut core, ms(150), None, Some(Color::Red), &game);
+    assert_reconnected(&mut core);
     assert!(core.is_connected());
 }
 
 #[test]
 fn a_redirected_first_resume_answers_its_first_hello() {
-    let mut core = ClientCore::resuming(options(), TOKEN);
-    let first = core
-        .handle_connected(ms(0))
-        .unwrap_or_else(|| panic!("a closed core"));
-    sent(&mut core);
+    let (mut core, first) = resuming();
     hear(&mut core, ms(1), &redirect(first, "relay-b"));
     assert_redirected(&mut core, "relay-b");
     // The same hello again, under the id the owner waits on.
-    let hello = reconnect(&mut core, ms(2));
+    let hello = welcomed(&mut core, ms(2));
     assert_eq!(hello.id, first);
-    assert!(matches!(
-        hello.msg,
-        ClientMsg::Hello {
-            resume: Some(TOKEN),
-            ..
-        }
-    ));
-    hear(&mut core, ms(3), &welcome(first));
-    let joined = ServerMsg::Joined {
-        id: None,
-        code: code(),
-        seat: Some(Color::Black),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, ms(3), &joined);
-    hear(
-        &mut core,
-        ms(3),
-        &snapshot(&Match::new(MatchConfig::default(), ms(0))),
-    );
+    assert_resumes(&hello.msg);
+    enter(&mut core, ms(3), None, Some(Color::Black), &fresh());
     assert!(matches!(&events(&mut core)[..], [
         CoreEvent::Answered { id, outcome: Ok(Answer::Entered(room)) },
     ] if *id == first && room.seat == Some(Color::Black)));
@@ -788,8 +691,7 @@ fn a_redirect_chain_is_cut_short() {
         let node = if hop % 2 == 0 { "relay-a" } else { "relay-b" };
         hear(&mut core, now, &redirect(join, node));
         assert_redirected(&mut core, node);
-        let hello = reconnect(&mut core, now);
-        hear(&mut core, now, &welcome(hello.id));
+        welcomed(&mut core, now);
         assert_eq!(sent(&mut core).id, join);
         now = now + Duration::from_millis(1);
     }
@@ -804,20 +706,12 @@ fn a_redirect_chain_is_cut_short() {
         "{seen:?}"
     );
     // The connection is restored, in no room, and free to ask again.
-    let hello = reconnect(&mut core, now);
-    hear(&mut core, now, &welcome(hello.id));
-    assert!(matches!(
-        &events(&mut core)[..],
-        [CoreEvent::Client(ClientEvent::Reconnected)]
-    ));
+    welcomed(&mut core, now);
+    assert_reconnected(&mut core);
     assert!(core.join(code()).is_ok());
 
     // A first resume sent round ends its owner's wait with the error.
-    let mut core = ClientCore::resuming(options(), TOKEN);
-    let first = core
-        .handle_connected(ms(0))
-        .unwrap_or_else(|| panic!("a closed core"));
-    sent(&mut core);
+    let (mut core, first) = resuming();
     for _ in 1..REDIRECT_LIMIT {
         hear(&mut core, ms(1), &redirect(first, "relay-b"));
         assert_redirected(&mut core, "relay-b");
@@ -837,13 +731,8 @@ fn a_redirect_of_another_request_fails_the_connection() {
     let ping = core.ping().unwrap_or_else(|e| panic!("{e}"));
     hear(&mut core, ms(2), &redirect(ping, "relay-b"));
     assert!(matches!(
-        &events(&mut core)[..],
-        [
-            CoreEvent::Client(ClientEvent::Reconnecting {
-                cause: ClientError::Unexpected { .. }
-            }),
-            CoreEvent::Connect,
-        ]
+        reconnecting(&mut core),
+        ClientError::Unexpected { .. }
     ));
 }
 
@@ -860,38 +749,16 @@ fn a_room_moved_to_another_node_is_resumed_through_any() {
         },
     );
     assert!(matches!(
-        &events(&mut core)[..],
-        [
-            CoreEvent::Client(ClientEvent::Reconnecting {
-                cause: ClientError::ClosedByRelay {
-                    reason: DisconnectReason::Moved,
-                    ..
-                }
-            }),
-            CoreEvent::Connect,
-        ]
-    ));
-    let hello = reconnect(&mut core, ms(110));
-    assert!(matches!(
-        hello.msg,
-        ClientMsg::Hello {
-            resume: Some(TOKEN),
+        reconnecting(&mut core),
+        ClientError::ClosedByRelay {
+            reason: DisconnectReason::Moved,
             ..
         }
     ));
-    hear(&mut core, ms(120), &welcome(hello.id));
-    let joined = ServerMsg::Joined {
-        id: None,
-        code: code(),
-        seat: Some(Color::Red),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, ms(120), &joined);
-    hear(&mut core, ms(120), &snapshot(&game));
-    assert!(matches!(
-        &events(&mut core)[..],
-        [CoreEvent::Client(ClientEvent::Reconnected)]
-    ));
+    let hello = welcomed(&mut core, ms(110));
+    assert_resumes(&hello.msg);
+    enter(&mut core, ms(120), None, Some(Color::Red), &game);
+    assert_reconnected(&mut core);
 }
 
 #[test]
@@ -916,37 +783,14 @@ fn a_cluster_out_of_reach_is_asked_again_after_a_pause() {
         core.handle_timeout(now);
         assert!(matches!(&events(&mut core)[..], [CoreEvent::Connect]));
     }
-    let hello = reconnect(&mut core, now);
-    hear(&mut core, now, &welcome(hello.id));
-    let joined = ServerMsg::Joined {
-        id: None,
-        code: code(),
-        seat: Some(Color::Red),
-        resume: Some(TOKEN),
-    };
-    hear(&mut core, now, &joined);
-    hear(&mut core, now, &snapshot(&game));
-    assert!(matches!(
-        &events(&mut core)[..],
-        [CoreEvent::Client(ClientEvent::Reconnected)]
-    ));
+    welcomed(&mut core, now);
+    enter(&mut core, now, None, Some(Color::Red), &game);
+    assert_reconnected(&mut core);
     // A spectator that watches again is asked to wait the same way.
-    let mut core = connected();
-    let spectate = core.spectate(code()).unwrap_or_else(|e| panic!("{e}"));
-    sent(&mut core);
-    let joined = ServerMsg::Joined {
-        id: Some(spectate),
-        code: code(),
-        seat: None,
-        resume: None,
-    };
-    hear(&mut core, ms(1), &joined);
-    hear(&mut core, ms(1), &snapshot(&game));
-    events(&mut core);
+    let (mut core, _) = watching(&game);
     core.handle_disconnected(ms(10), ClientError::ConnectionLost);
     events(&mut core);
-    let hello = reconnect(&mut core, ms(10));
-    hear(&mut core, ms(10), &welcome(hello.id));
+    welcomed(&mut core, ms(10));
     let watch = sent(&mut core);
     assert_eq!(watch.msg, ClientMsg::Spectate { code: code() });
     hear(&mut core, ms(11), &unavailable(watch.id));

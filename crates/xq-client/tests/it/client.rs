@@ -4,27 +4,16 @@ use std::time::Duration;
 
 use xq_client::{Client, ClientError, ClientEvent, ClientOptions, ReconnectPolicy, Room};
 use xq_protocol::{
-    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, RequestId, RoomOptions, SeatChoice,
-    SeatInfo, ServerMsg,
+    ClientMsg, DisconnectReason, ErrorCode, PROTOCOL_VERSION, RequestId, RoomOptions, SeatInfo,
+    ServerMsg,
 };
 use xq_rules::{Color, Move, Square};
 use xq_session::{Action, CommandError, Event, MatchConfig, Status};
 
-use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, numbered, within};
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        name: "test".into(),
-        reconnect: ReconnectPolicy {
-            period: Duration::from_secs(5),
-            first_delay: Duration::from_millis(10),
-            max_delay: Duration::from_millis(100),
-        },
-        // The scripted relay answers pings only when the test reads.
-        keepalive: None,
-        ..ClientOptions::default()
-    }
-}
+use crate::support::{
+    Peer, Referee, Relay, TOKEN, code, create_at_red, h2e2, h9g7, ms, next, numbered, options,
+    within,
+};
 
 async fn connect(relay: &Relay) -> (Client, Peer) {
     let url = relay.url();
@@ -33,40 +22,12 @@ async fn connect(relay: &Relay) -> (Client, Peer) {
     (client.unwrap_or_else(|e| panic!("{e}")), peer)
 }
 
-async fn next(client: &mut Client) -> ClientEvent {
-    within(client.next_event())
-        .await
-        .unwrap_or_else(|| panic!("the event stream ended"))
-}
-
 /// A client seated at Red in a started match, and the relay's side of it.
 async fn seated_at_red(relay: &Relay, referee: &Referee) -> (Client, Peer) {
     let (client, peer) = connect(relay).await;
-    let options = RoomOptions {
-        seat: SeatChoice::Red,
-        ..RoomOptions::default()
-    };
-    let (room, ()) = tokio::join!(client.create(options), async {
-        assert_eq!(peer.recv().await, ClientMsg::CreateRoom(options));
-        peer.seat(Some(Color::Red), referee.snapshot(ms(0))).await;
-    });
-    assert_eq!(
-        room.unwrap_or_else(|e| panic!("{e}")),
-        Room {
-            code: code(),
-            seat: Some(Color::Red)
-        }
-    );
+    create_at_red(&client, &peer, referee).await;
     assert_eq!(client.resume_token(), Some(TOKEN));
     (client, peer)
-}
-
-fn h2e2() -> Move {
-    Move::new(Square::H2, Square::E2)
-}
-
-fn h9g7() -> Move {
-    Move::new(Square::H9, Square::G7)
 }
 
 #[tokio::test]

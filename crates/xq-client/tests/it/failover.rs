@@ -2,41 +2,14 @@
 //! of relays whose first is dead, a redirect to the room's owner, and the relay it is on going
 //! away mid-game.
 
-use std::time::Duration;
-
-use xq_client::{Client, ClientError, ClientEvent, ClientOptions, ReconnectPolicy, Relays};
-use xq_protocol::{ClientMsg, RoomOptions, SeatChoice, ServerMsg};
+use xq_client::{Client, ClientError, ClientEvent, Relays};
+use xq_protocol::{ClientMsg, ServerMsg};
 use xq_rules::{Color, Move, Square};
 use xq_session::{Action, Event, MatchConfig};
 
-use crate::support::{Peer, Referee, Relay, TOKEN, code, ms, numbered, within};
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        name: "failover".into(),
-        reconnect: ReconnectPolicy {
-            period: Duration::from_secs(5),
-            first_delay: Duration::from_millis(10),
-            max_delay: Duration::from_millis(100),
-        },
-        keepalive: None,
-        ..ClientOptions::default()
-    }
-}
-
-async fn next(client: &mut Client) -> ClientEvent {
-    within(client.next_event())
-        .await
-        .unwrap_or_else(|| panic!("the event stream ended"))
-}
-
-fn h2e2() -> Move {
-    Move::new(Square::H2, Square::E2)
-}
-
-fn h9g7() -> Move {
-    Move::new(Square::H9, Square::G7)
-}
+use crate::support::{
+    Peer, Referee, Relay, TOKEN, code, create_at_red, h2e2, h9g7, ms, next, numbered, options,
+};
 
 /// Plays `mv` for the client at `seat` on `peer`'s connection, and checks that it comes back.
 async fn play_through(client: &mut Client, peer: &Peer, referee: &mut Referee, mv: Move) {
@@ -169,15 +142,7 @@ async fn a_relay_gone_mid_game_is_replaced_by_the_next_of_the_list() {
     let list = format!("{},{}", a.url(), b.url());
     let (client, (peer_a, _)) = tokio::join!(Client::connect(&list, options()), a.welcome());
     let mut client = client.unwrap_or_else(|e| panic!("{e}"));
-    let create = RoomOptions {
-        seat: SeatChoice::Red,
-        ..RoomOptions::default()
-    };
-    let (room, ()) = tokio::join!(client.create(create), async {
-        assert_eq!(peer_a.recv().await, ClientMsg::CreateRoom(create));
-        peer_a.seat(Some(Color::Red), referee.snapshot(ms(0))).await;
-    });
-    room.unwrap_or_else(|e| panic!("{e}"));
+    create_at_red(&client, &peer_a, &referee).await;
     play_through(&mut client, &peer_a, &mut referee, h2e2()).await;
 
     // Node A dies: it takes no connection any more. Black replies on the node that took the

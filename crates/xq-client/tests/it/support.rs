@@ -5,11 +5,12 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Duration;
 
+use xq_client::{Client, ClientEvent, ClientOptions, ReconnectPolicy, Room};
 use xq_protocol::{
-    ClientMsg, PROTOCOL_VERSION, Request, RequestId, ResumeToken, RoomCode, SeatInfo, ServerMsg,
-    Snapshot, codec,
+    ClientMsg, PROTOCOL_VERSION, Request, RequestId, ResumeToken, RoomCode, RoomOptions,
+    SeatChoice, SeatInfo, ServerMsg, Snapshot, codec,
 };
-use xq_rules::{ByColor, Color, Move};
+use xq_rules::{ByColor, Color, Move, Square};
 use xq_session::{Action, Command, CommandError, Event, Match, MatchConfig, Timestamp};
 use xq_transport::{Connection, Listener, Options};
 
@@ -22,6 +23,57 @@ pub(crate) fn code() -> RoomCode {
 
 pub(crate) const fn ms(millis: u64) -> Timestamp {
     Timestamp::from_millis(millis)
+}
+
+/// Client options for a scripted relay: quick reconnects, and no keep-alive.
+pub(crate) fn options() -> ClientOptions {
+    ClientOptions {
+        name: "test".into(),
+        reconnect: ReconnectPolicy {
+            period: Duration::from_secs(5),
+            first_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(100),
+        },
+        // The scripted relay answers pings only when the test reads.
+        keepalive: None,
+        ..ClientOptions::default()
+    }
+}
+
+/// Red's cannon to the centre, the usual first move.
+pub(crate) fn h2e2() -> Move {
+    Move::new(Square::H2, Square::E2)
+}
+
+/// Black's horse out, an answer to [`h2e2`].
+pub(crate) fn h9g7() -> Move {
+    Move::new(Square::H9, Square::G7)
+}
+
+/// Has `client` create a room and sit at Red, `peer` seating it in `referee`'s match.
+pub(crate) async fn create_at_red(client: &Client, peer: &Peer, referee: &Referee) {
+    let options = RoomOptions {
+        seat: SeatChoice::Red,
+        ..RoomOptions::default()
+    };
+    let (room, ()) = tokio::join!(client.create(options), async {
+        assert_eq!(peer.recv().await, ClientMsg::CreateRoom(options));
+        peer.seat(Some(Color::Red), referee.snapshot(ms(0))).await;
+    });
+    assert_eq!(
+        room.unwrap_or_else(|e| panic!("{e}")),
+        Room {
+            code: code(),
+            seat: Some(Color::Red)
+        }
+    );
+}
+
+/// The client's next event, within the test's patience.
+pub(crate) async fn next(client: &mut Client) -> ClientEvent {
+    within(client.next_event())
+        .await
+        .unwrap_or_else(|| panic!("the event stream ended"))
 }
 
 /// A real match whose events are numbered as the relay numbers them.
