@@ -70,7 +70,9 @@ pub(crate) struct Args {
     /// read as ratios to this one.
     #[arg(long, conflicts_with = "url")]
     pub(crate) baseline: bool,
-    /// Matches being set up at once (each makes two handshakes).
+    /// Matches being set up at once (each makes two handshakes). A relay cluster's node
+    /// refuses creates (`Unavailable`) beyond the room codes it has claimed ahead, 16 by
+    /// default: against one node keep this well below that.
     #[arg(long, default_value_t = 32, value_parser = counts(100_000))]
     pub(crate) connect_concurrency: usize,
     /// Clients that share one socket and its driver. A real client has a socket of its own
