@@ -3,18 +3,23 @@
 use std::time::Duration;
 
 use clap::Parser;
+use xq_client::Relays;
 
-/// Plays many matches at once against a relay and prints `key: value` lines: `moves/s`,
-/// `latency_p50_us` and `latency_p99_us` (a move sent until the opponent receives its
-/// event), `errors`, and with `--relay-pid` the relay's CPU per move and memory per match.
+/// Plays many matches at once against a relay, or the nodes of a relay cluster, and prints
+/// `key: value` lines: `moves/s`, `latency_p50_us` and `latency_p99_us` (a move sent until the
+/// opponent receives its event), `errors`, and with `--relay-pid` the relay's CPU per move and
+/// memory per match (with `--nats-pid`, the NATS servers' CPU per move too).
 #[derive(Parser)]
 #[command(name = "xq-load", version, about)]
 pub(crate) struct Args {
     /// The relay: `udp://HOST:PORT`, `quic://HOST:PORT?fp=HEX` or `ws://HOST:PORT` (as
     /// `xq-relay` prints it).
     /// `mem://` names a listener inside one process, so it cannot reach a relay from here.
-    #[arg(required_unless_present = "baseline")]
-    pub(crate) url: Option<String>,
+    /// For a relay cluster, its nodes as a comma-separated list, all over one transport: the
+    /// players are split across them, the creator of match `m` on node `m mod n` and the
+    /// joiner on the next node, so every join is redirected to the room's owner.
+    #[arg(required_unless_present = "baseline", value_name = "URLS")]
+    pub(crate) url: Option<Relays>,
     /// Concurrent matches (two clients each), up to a million.
     #[arg(long, default_value_t = 100, value_parser = counts(1_000_000))]
     pub(crate) matches: usize,
@@ -35,11 +40,28 @@ pub(crate) struct Args {
     #[arg(long, value_name = "MOVES_PER_SECOND", value_parser = per_second)]
     pub(crate) rate: Option<f64>,
     /// The relay's process id: its CPU use and memory are read from `/proc/PID/stat` and
-    /// `/proc/PID/status` (Linux) and reported per match.
-    #[arg(long, value_name = "PID", conflicts_with = "baseline")]
-    pub(crate) relay_pid: Option<u32>,
+    /// `/proc/PID/status` (Linux) and reported per move and per match. For a cluster, every
+    /// node's (comma-separated or repeated): they are summed.
+    #[arg(
+        long,
+        value_name = "PID",
+        value_delimiter = ',',
+        conflicts_with = "baseline"
+    )]
+    pub(crate) relay_pid: Vec<u32>,
+    /// The process ids of the NATS servers that hold a relay cluster's state
+    /// (comma-separated or repeated): their CPU use, summed, is reported per move beside the
+    /// relays'.
+    #[arg(
+        long,
+        value_name = "PID",
+        value_delimiter = ',',
+        conflicts_with = "baseline"
+    )]
+    pub(crate) nats_pid: Vec<u32>,
     /// Seats the matches and plays no move: measures the relay's memory per idle match
-    /// (start the relay afresh for this, since freed memory is not given back).
+    /// (start the relay afresh for this, since freed memory is not given back) and the CPU
+    /// that holding them takes.
     #[arg(long, requires = "relay_pid", conflicts_with_all = ["rate", "baseline"])]
     pub(crate) idle: bool,
     /// Measures the machine instead of the relay: a trivial forwarder on its own thread relays
@@ -48,7 +70,9 @@ pub(crate) struct Args {
     /// read as ratios to this one.
     #[arg(long, conflicts_with = "url")]
     pub(crate) baseline: bool,
-    /// Matches being set up at once (each makes two handshakes).
+    /// Matches being set up at once (each makes two handshakes). A relay cluster's node
+    /// refuses creates (`Unavailable`) beyond the room codes it has claimed ahead, 16 by
+    /// default: against one node keep this well below that.
     #[arg(long, default_value_t = 32, value_parser = counts(100_000))]
     pub(crate) connect_concurrency: usize,
     /// Clients that share one socket and its driver. A real client has a socket of its own
@@ -139,6 +163,28 @@ mod tests {
             };
             assert!(err.to_string().contains(case[0]), "{case:?}: {err}");
         }
+    }
+
+    /// A cluster's nodes are one comma-separated argument, and so may their processes be.
+    #[test]
+    fn takes_a_list_of_nodes_and_their_pids() -> Result<(), clap::Error> {
+        let args = parse(&[
+            "udp://127.0.0.1:7000,udp://127.0.0.1:7001",
+            "--relay-pid",
+            "10,11",
+            "--nats-pid",
+            "12",
+            "--nats-pid",
+            "13",
+        ])?;
+        let nodes: Vec<&str> = args.url.iter().flat_map(Relays::iter).collect();
+        assert_eq!(nodes, ["udp://127.0.0.1:7000", "udp://127.0.0.1:7001"]);
+        assert_eq!(
+            (args.relay_pid, args.nats_pid),
+            (vec![10, 11], vec![12, 13])
+        );
+        assert!(parse(&["udp://127.0.0.1:7000,,udp://127.0.0.1:7001"]).is_err());
+        Ok(())
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Each match is one task; the tasks read the [`Phase`] after every move.
 
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use tokio::sync::{Semaphore, mpsc, watch};
 
 use crate::cli::Args;
-use crate::meter::{Usage, cpu_percent};
+use crate::meter::{Processes, Usage, cpu_percent};
 use crate::report::{Report, Tally};
 
 /// How long one move (with the rematch it may start) may take before the match counts as
@@ -26,6 +26,10 @@ const ERRORS_SHOWN: usize = 5;
 
 /// The two clients of one match, ready to play.
 pub(crate) trait Table: Send + 'static {
+    /// How many redirects its clients followed to their seats (a relay cluster's node sends
+    /// a client asking for a room that another node owns there).
+    fn redirects(&self) -> usize;
+
     /// Plays the next move and waits until both clients have its event; if that ended the
     /// game, starts the next one.
     fn step(&mut self) -> impl Future<Output = Result<Ply>> + Send;
@@ -57,11 +61,13 @@ enum Phase {
 }
 
 /// Sets up every match with `setup`, lets them play through the warm-up and the measured time
-/// (or sit idle), and collects what they measured. `relay` is the `/proc` directory of the
-/// process (or thread) whose CPU and memory are reported.
+/// (or sit idle), and collects what they measured. `relay` is the processes (or thread) whose
+/// CPU and memory are reported as the relay's, summed; `nats` those whose CPU is reported
+/// beside them as the NATS servers'.
 pub(crate) async fn drive<T, F, Fut>(
     args: &Args,
-    relay: Option<PathBuf>,
+    relay: &Processes,
+    nats: &Processes,
     setup: F,
 ) -> Result<Report>
 where
@@ -69,7 +75,7 @@ where
     F: Fn(usize) -> Fut,
     Fut: Future<Output = Result<T>> + Send + 'static,
 {
-    let relay_before = relay.as_deref().and_then(|dir| Usage::read(dir).ok());
+    let relay_before = relay.read();
     let (phase_tx, phase) = watch::channel(Phase::Setup);
     let (ready_tx, mut ready) = mpsc::channel(args.matches);
     let permits = Arc::new(Semaphore::new(args.connect_concurrency.max(1)));
@@ -104,14 +110,14 @@ where
                     Ok(table) => table,
                     Err(err) => {
                         report_error(&errors, index, &err);
-                        let _ = ready.send(false).await;
+                        let _ = ready.send(None).await;
                         return Tally {
                             failed: true,
                             ..Tally::default()
                         };
                     }
                 };
-                let _ = ready.send(true).await;
+                let _ = ready.send(Some(table.redirects())).await;
                 drop(ready);
                 let schedule = interval.zip(offset);
                 play(table, phase, schedule, idle, index, &errors).await
@@ -119,23 +125,28 @@ where
         })
         .collect();
     drop(ready_tx);
-    let mut seated = 0;
+    let (mut seated, mut redirects) = (0, 0);
     // Each task reports once and then lets go of its sender, so this ends when all have.
-    while let Some(ok) = ready.recv().await {
-        seated += usize::from(ok);
+    while let Some(outcome) = ready.recv().await {
+        if let Some(followed) = outcome {
+            seated += 1;
+            redirects += followed;
+        }
     }
     let own = Path::new("/proc/self");
     let _ = phase_tx.send(Phase::Warmup);
     tokio::time::sleep(args.warmup).await;
     let started = Instant::now();
     let load_start = Usage::read(own).ok();
-    let relay_start = relay.as_deref().and_then(|dir| Usage::read(dir).ok());
+    let relay_start = relay.read();
+    let nats_start = nats.read();
     let _ = phase_tx.send(Phase::Measure);
     tokio::time::sleep(args.seconds).await;
     let _ = phase_tx.send(Phase::Stop);
     let elapsed = started.elapsed();
     let load_end = Usage::read(own).ok();
-    let relay_end = relay.as_deref().and_then(|dir| Usage::read(dir).ok());
+    let relay_end = relay.read();
+    let nats_end = nats.read();
     let mut tallies = Vec::with_capacity(tasks.len());
     let deadline = tokio::time::Instant::now() + WIND_DOWN;
     for (index, task) in tasks.into_iter().enumerate() {
@@ -152,11 +163,13 @@ where
     Ok(Report {
         matches: args.matches,
         seated,
+        redirects,
         elapsed,
         tallies,
         errors: errors.load(Ordering::Relaxed),
         load_cpu: cpu_percent(load_start, load_end, elapsed),
         relay_cpu: cpu_percent(relay_start, relay_end, elapsed),
+        nats_cpu: cpu_percent(nats_start, nats_end, elapsed),
         relay_rss_before: relay_before.map(|usage| usage.rss_bytes),
         relay_rss: relay_end.map(|usage| usage.rss_bytes),
     })
@@ -184,7 +197,12 @@ async fn play<T: Table>(
     let mut next = schedule.map(|(_, offset)| tokio::time::Instant::now() + offset);
     loop {
         if let (Some(at), Some((interval, _))) = (next.as_mut(), schedule) {
-            tokio::time::sleep_until(*at).await;
+            // A match's next move may be further off than the wind-down lasts (a low rate
+            // spread over many matches): the end of the time does not wait for it.
+            tokio::select! {
+                () = tokio::time::sleep_until(*at) => {}
+                _ = phase.wait_for(|&p| p == Phase::Stop) => break,
+            }
             // A match that fell behind its schedule starts afresh rather than bursting.
             *at = (*at + interval).max(tokio::time::Instant::now());
         }

@@ -230,6 +230,10 @@ impl RawTable {
 }
 
 impl Table for RawTable {
+    fn redirects(&self) -> usize {
+        0
+    }
+
     async fn step(&mut self) -> Result<Ply> {
         let mut datagram = vec![0; self.move_len];
         let seat = u8::try_from(self.turn)?;

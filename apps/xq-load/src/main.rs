@@ -1,10 +1,11 @@
-//! `xq-load`: a load generator that plays many matches against a relay at once and measures
-//! throughput, latency and the relay's CPU and memory.
+//! `xq-load`: a load generator that plays many matches against a relay (or the nodes of a
+//! relay cluster) at once and measures throughput, latency and the relay's CPU and memory.
 //!
 //! Each match is one task holding both of its clients ([`table`]), which replay scripted games
 //! ([`script`]) through a sans-IO protocol conversation ([`player`]) over the transports
-//! directly ([`link`]; no `xq-client`: its mirror, reconnection and event channel would cost
-//! the load generator more CPU than the relay it measures). [`fleet`] runs the matches and
+//! directly ([`link`]; no `xq-client` driver: its mirror, reconnection and event channel would
+//! cost the load generator more CPU than the relay it measures). Against a cluster the players
+//! are split across the nodes so that every join is redirected to the room's owner. [`fleet`] runs the matches and
 //! reads the [`meter`]; [`report`] prints the figures. `--baseline` measures the machine
 //! instead, through a raw UDP [`forwarder`].
 
@@ -19,18 +20,17 @@ mod script;
 mod table;
 
 use std::io;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Parser;
-use xq_transport::Address;
 
 use crate::cli::Args;
 use crate::forwarder::{Forwarder, FrameSizes, RawTable};
-use crate::link::Dialer;
-use crate::report::Mode;
+use crate::link::Nodes;
+use crate::meter::Processes;
+use crate::report::{Mode, Run};
 use crate::script::Scripts;
 use crate::table::RelayTable;
 
@@ -64,37 +64,32 @@ async fn run(args: Args) -> Result<()> {
         let forwarder = Forwarder::start(args.matches, sizes.event)?;
         let addr = forwarder.addr;
         let setup = move |index| RawTable::seat(addr, index, sizes.command);
-        let report = fleet::drive(&args, Some(forwarder.thread.clone()), setup).await?;
+        let thread = Processes::new(vec![forwarder.thread.clone()]);
+        let report = fleet::drive(&args, &thread, &Processes::default(), setup).await?;
         forwarder.stop();
-        return report.write(&mut out, Mode::Baseline, "raw-udp", args.rate);
+        let run = Run {
+            mode: Mode::Baseline,
+            transport: "raw-udp",
+            nodes: 1,
+            rate: args.rate,
+        };
+        return report.write(&mut out, run);
     }
-    let relay = args
-        .relay_pid
-        .map(|pid| PathBuf::from(format!("/proc/{pid}")));
-    let url = args.url.clone().unwrap_or_default();
-    let sockets = args.sockets();
-    let (transport, dialers) = match url.parse::<Address>()? {
-        Address::Udp { host, port } => ("udp", Dialer::udp(&host, port, sockets).await?),
-        Address::Quic { .. } => ("quic", Dialer::quic(&url, sockets).await?),
-        Address::Ws { .. } => ("ws", Dialer::ws(&url)),
-        Address::Wss { .. } => ("wss", Dialer::ws(&url)),
-        Address::Mem { .. } => bail!(
-            "mem:// reaches only listeners inside the same process: give the relay's udp://, \
-             quic:// or ws:// URL"
-        ),
-        _ => bail!("unsupported transport in {url}"),
-    };
+    let relays = args.url.as_ref().context("no relay URL given")?;
+    let nodes = Nodes::bind(relays, args.sockets()).await?;
+    let (transport, count) = (nodes.transport(), nodes.len());
     let scripts = Arc::new(Scripts::new(args.seed)?);
     let matches = args.matches;
-    let setup = move |index: usize| {
-        // Clients 2i and 2i + 1 play match i; neighbours share a socket.
-        let dialer = |client: usize| dialers[client * dialers.len() / (2 * matches)].clone();
-        RelayTable::seat(
-            [dialer(2 * index), dialer(2 * index + 1)],
-            scripts.pick(index),
-        )
+    let setup =
+        move |index: usize| RelayTable::seat(nodes.seat(index, matches), scripts.pick(index));
+    let relay = Processes::pids(&args.relay_pid);
+    let nats = Processes::pids(&args.nats_pid);
+    let report = fleet::drive(&args, &relay, &nats, setup).await?;
+    let run = Run {
+        mode: if args.idle { Mode::Idle } else { Mode::Play },
+        transport: transport.name(),
+        nodes: count,
+        rate: args.rate,
     };
-    let report = fleet::drive(&args, relay, setup).await?;
-    let mode = if args.idle { Mode::Idle } else { Mode::Play };
-    report.write(&mut out, mode, transport, args.rate)
+    report.write(&mut out, run)
 }

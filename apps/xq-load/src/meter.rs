@@ -1,7 +1,7 @@
 //! The process meter: CPU time and resident memory of a process or thread, read from its
-//! `/proc` directory (Linux).
+//! `/proc` directory (Linux), or of several summed (a cluster's relay nodes).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -49,6 +49,46 @@ impl Usage {
             cpu_ticks,
             rss_bytes: kib * 1024,
         })
+    }
+}
+
+/// Processes (or threads) measured together, as one: their CPU time and memory are summed,
+/// as a cluster's relay nodes serve one load between them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Processes {
+    /// Their `/proc` directories.
+    dirs: Vec<PathBuf>,
+}
+
+impl Processes {
+    /// The processes (or threads) of these `/proc` directories.
+    pub(crate) const fn new(dirs: Vec<PathBuf>) -> Self {
+        Self { dirs }
+    }
+
+    /// The processes with these ids.
+    pub(crate) fn pids(pids: &[u32]) -> Self {
+        Self::new(
+            pids.iter()
+                .map(|pid| PathBuf::from(format!("/proc/{pid}")))
+                .collect(),
+        )
+    }
+
+    /// Their usage summed; `None` if there are none, or one cannot be read (a sum missing
+    /// one would understate the cost).
+    pub(crate) fn read(&self) -> Option<Usage> {
+        let mut sum: Option<Usage> = None;
+        for dir in &self.dirs {
+            let usage = Usage::read(dir).ok()?;
+            let total = sum.get_or_insert(Usage {
+                cpu_ticks: 0,
+                rss_bytes: 0,
+            });
+            total.cpu_ticks += usage.cpu_ticks;
+            total.rss_bytes += usage.rss_bytes;
+        }
+        sum
     }
 }
 
@@ -101,6 +141,22 @@ mod tests {
     fn reads_this_process() -> Result<()> {
         let usage = Usage::read(Path::new("/proc/self"))?;
         assert!(usage.rss_bytes > 0);
+        Ok(())
+    }
+
+    #[test]
+    fn sums_a_group_of_processes() -> Result<()> {
+        let own = Usage::read(Path::new("/proc/self"))?;
+        assert_eq!(Processes::default().read(), None, "nothing to read");
+        let pid = std::process::id();
+        let twice = Processes::pids(&[pid, pid])
+            .read()
+            .context("this process twice")?;
+        // The CPU time may grow between the readings, the resident memory too.
+        assert!(twice.cpu_ticks >= 2 * own.cpu_ticks);
+        assert!(twice.rss_bytes >= own.rss_bytes + own.rss_bytes / 2);
+        let missing = Processes::new(vec![PathBuf::from("/proc/self"), "/proc/0".into()]);
+        assert_eq!(missing.read(), None, "one missing spoils the sum");
         Ok(())
     }
 

@@ -5,10 +5,13 @@
 //! one the script's match made, and asks for a rematch at each game's end (the relay swaps
 //! the colours). Its driver moves the frames and decides when to [`play`](Player::play).
 //! Calling order: after every [`handle_frame`](Player::handle_frame) (and after
-//! [`new`](Player::new)) drain [`poll_transmit`](Player::poll_transmit).
+//! [`new`](Player::new) and [`handle_connected`](Player::handle_connected)) drain
+//! [`poll_transmit`](Player::poll_transmit).
 //!
 //! The core's clock stands still at zero: the load has no clocks to show, keeps no connection
-//! alive by pings (its transports do) and never reconnects (a failure is an error of the run).
+//! alive by pings (its transports do) and never reconnects after a failure (it is an error of
+//! the run). A relay cluster's redirect is no failure: the player tells its driver where to
+//! connect ([`Heard::Redirected`]), and the core asks again there what was redirected.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +37,7 @@ pub(crate) enum Entry {
 }
 
 /// What a frame told the player's driver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Heard {
     /// Nothing the driver waits for.
     Nothing,
@@ -49,6 +52,13 @@ pub(crate) enum Heard {
     },
     /// The game is over and a rematch is asked for.
     GameOver,
+    /// A node of a relay cluster sent the player to the room's owner and closed the
+    /// connection: connect to one of these URLs (in the owner's order of preference), then
+    /// call [`Player::handle_connected`].
+    Redirected {
+        /// The owner's URLs.
+        urls: Vec<String>,
+    },
 }
 
 /// Where the player stands.
@@ -75,6 +85,8 @@ pub(crate) struct Player {
     heard: usize,
     /// Whether the move the script has next was sent.
     sent: bool,
+    /// Where the relay redirected the player, until the core asks for the connection.
+    redirect: Option<Vec<String>>,
 }
 
 impl Player {
@@ -99,7 +111,13 @@ impl Player {
             color: Color::Red,
             heard: 0,
             sent: false,
+            redirect: None,
         }
+    }
+
+    /// The driver connected where [`Heard::Redirected`] said: the core says hello again.
+    pub(crate) fn handle_connected(&mut self) {
+        self.core.handle_connected(NOW);
     }
 
     /// The room's code, once seated.
@@ -195,6 +213,17 @@ impl Player {
                 self.begin()?
             }
             CoreEvent::Client(ClientEvent::Match { event, .. }) => self.follow(&event)?,
+            CoreEvent::Redirected { urls } => {
+                self.redirect = Some(urls);
+                Heard::Nothing
+            }
+            // The core asks for a connection only after a redirect: it does not reconnect.
+            CoreEvent::Connect => Heard::Redirected {
+                urls: self
+                    .redirect
+                    .take()
+                    .context("asked to reconnect with no redirect")?,
+            },
             CoreEvent::Answered {
                 outcome: Err(error),
                 ..
@@ -373,11 +402,57 @@ mod tests {
                 }
                 assert_eq!(
                     heard,
-                    [vec![moved], vec![moved]],
+                    [vec![moved.clone()], vec![moved]],
                     "game {game}, ply {plies}"
                 );
             }
         }
+        Ok(())
+    }
+
+    /// A node that does not own the room redirects the join: the player hands its driver the
+    /// owner's URLs, and once connected there says hello again and, welcomed, asks the same
+    /// join under the same request id.
+    #[test]
+    fn follows_a_redirect_of_its_join() -> Result<()> {
+        use xq_protocol::{ClientMsg, PROTOCOL_VERSION, Request};
+
+        let scripts = Scripts::new(7)?;
+        let code = RoomCode::from_u64(42);
+        let mut player = Player::new(Entry::Join(code), scripts.pick(0));
+        let welcome = |player: &mut Player| -> Result<Option<Request>> {
+            let hello: Request = codec::decode(&player.poll_transmit().context("a hello")?)?;
+            assert!(matches!(hello.msg, ClientMsg::Hello { .. }), "{hello:?}");
+            let frame = codec::to_frame(&ServerMsg::Welcome {
+                id: hello.id,
+                version: PROTOCOL_VERSION,
+                server: "node".into(),
+            })?;
+            assert_eq!(player.handle_frame(&frame)?, Heard::Nothing);
+            player
+                .poll_transmit()
+                .map(|frame| codec::decode(&frame))
+                .transpose()
+                .map_err(Into::into)
+        };
+        let join = welcome(&mut player)?.context("the join")?;
+        assert!(
+            matches!(join.msg, ClientMsg::JoinRoom { code: asked, .. } if asked == code),
+            "{join:?}"
+        );
+        let urls = vec!["udp://127.0.0.1:7002".to_string()];
+        let redirect = codec::to_frame(&ServerMsg::Redirect {
+            id: join.id,
+            urls: urls.clone(),
+        })?;
+        assert_eq!(player.handle_frame(&redirect)?, Heard::Redirected { urls });
+        assert!(
+            player.poll_transmit().is_none(),
+            "nothing for a closed link"
+        );
+        player.handle_connected();
+        let again = welcome(&mut player)?.context("the join, asked again")?;
+        assert_eq!((again.id, again.msg), (join.id, join.msg));
         Ok(())
     }
 

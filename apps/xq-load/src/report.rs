@@ -20,18 +20,36 @@ pub(crate) struct Tally {
 pub(crate) struct Report {
     pub(crate) matches: usize,
     pub(crate) seated: usize,
+    /// Redirects the clients followed to their seats.
+    pub(crate) redirects: usize,
     pub(crate) elapsed: Duration,
     pub(crate) tallies: Vec<Tally>,
     pub(crate) errors: usize,
     /// The load generator's CPU use, in percent of a core.
     pub(crate) load_cpu: Option<f64>,
-    /// The relay's (or the forwarder's) CPU use, in percent of a core.
+    /// The relay's (or the forwarder's) CPU use, in percent of a core; a cluster's nodes
+    /// summed.
     pub(crate) relay_cpu: Option<f64>,
+    /// The NATS servers' CPU use, in percent of a core, summed.
+    pub(crate) nats_cpu: Option<f64>,
     pub(crate) relay_rss_before: Option<u64>,
     pub(crate) relay_rss: Option<u64>,
 }
 
-/// What kind of run a report is of, which decides the lines it has.
+/// What a run was, which decides the lines its report has.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run<'a> {
+    /// What the matches did.
+    pub(crate) mode: Mode,
+    /// The way the clients went: a URL scheme, or `raw-udp` for the baseline.
+    pub(crate) transport: &'a str,
+    /// The relay nodes the players were split across.
+    pub(crate) nodes: usize,
+    /// The offered rate, if any.
+    pub(crate) rate: Option<f64>,
+}
+
+/// What kind of run a report is of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
     /// Matches playing on a relay.
@@ -53,19 +71,20 @@ impl Mode {
 }
 
 impl Report {
-    /// Writes the report's `key: value` lines: `transport` names the way the clients went,
-    /// `rate` is the offered rate, if any.
+    /// Writes the report's `key: value` lines for `run`. A run across several relay nodes
+    /// also has `nodes` and `redirects` (the joins sent on to the room's owner), and any run
+    /// with the NATS servers' processes their CPU beside the relay's.
     ///
     /// # Errors
     ///
     /// A failed write, or a run in which no match could be set up (after writing).
-    pub(crate) fn write(
-        &self,
-        out: &mut impl Write,
-        mode: Mode,
-        transport: &str,
-        rate: Option<f64>,
-    ) -> Result<()> {
+    pub(crate) fn write(&self, out: &mut impl Write, run: Run<'_>) -> Result<()> {
+        let Run {
+            mode,
+            transport,
+            nodes,
+            rate,
+        } = run;
         let idle = mode == Mode::Idle;
         let mut latencies: Vec<u32> = self
             .tallies
@@ -80,6 +99,10 @@ impl Report {
         writeln!(out, "transport: {transport}")?;
         writeln!(out, "matches: {}", self.matches)?;
         writeln!(out, "seated: {}", self.seated)?;
+        if nodes > 1 {
+            writeln!(out, "nodes: {nodes}")?;
+            writeln!(out, "redirects: {}", self.redirects)?;
+        }
         if !idle {
             if let Some(rate) = rate {
                 writeln!(out, "offered_moves/s: {rate:.0}")?;
@@ -106,9 +129,15 @@ impl Report {
                 writeln!(out, "load_cpu_us_per_move: {:.1}", per_move(cpu))?;
             }
         }
-        if let Some(cpu) = self.relay_cpu.filter(|_| !idle) {
-            writeln!(out, "relay_cpu_percent: {cpu:.0}")?;
-            writeln!(out, "relay_cpu_us_per_move: {:.1}", per_move(cpu))?;
+        // Idle matches cost CPU too (keeping connections alive, and in a cluster renewing
+        // the rooms' leases): the share of a core is reported, with no moves to divide it by.
+        for (name, cpu) in [("relay", self.relay_cpu), ("nats", self.nats_cpu)] {
+            if let Some(cpu) = cpu {
+                writeln!(out, "{name}_cpu_percent: {cpu:.0}")?;
+                if !idle {
+                    writeln!(out, "{name}_cpu_us_per_move: {:.1}", per_move(cpu))?;
+                }
+            }
         }
         // In the baseline the forwarder is a thread of this process: its memory is not its own.
         let rss = |value: Option<u64>| value.filter(|_| mode != Mode::Baseline);
@@ -149,19 +178,27 @@ mod tests {
         Report {
             matches: 2,
             seated: 2,
+            redirects: 2,
             elapsed: Duration::from_secs(2),
             tallies: vec![tally((1..=50).collect(), 1), tally((51..=100).collect(), 2)],
             errors: 0,
             load_cpu: Some(50.0),
             relay_cpu: Some(100.0),
+            nats_cpu: None,
             relay_rss_before: Some(1_000),
             relay_rss: Some(5_000),
         }
     }
 
     fn lines(report: &Report, mode: Mode, rate: Option<f64>) -> Result<String> {
+        let run = Run {
+            mode,
+            transport: "udp",
+            nodes: 1,
+            rate,
+        };
         let mut out = Vec::new();
-        report.write(&mut out, mode, "udp", rate)?;
+        report.write(&mut out, run)?;
         Ok(String::from_utf8(out)?)
     }
 
@@ -188,13 +225,44 @@ mod tests {
         Ok(())
     }
 
+    /// A run across nodes says how many and how many joins were redirected, and the NATS
+    /// servers' CPU per move comes beside the relays'.
+    #[test]
+    fn a_cluster_run_reports_its_nodes_redirects_and_nats() -> Result<()> {
+        let report = Report {
+            nats_cpu: Some(25.0),
+            ..report()
+        };
+        let run = Run {
+            mode: Mode::Play,
+            transport: "udp",
+            nodes: 2,
+            rate: None,
+        };
+        let mut out = Vec::new();
+        report.write(&mut out, run)?;
+        let text = String::from_utf8(out)?;
+        assert!(
+            text.contains("seated: 2\nnodes: 2\nredirects: 2\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("relay_cpu_us_per_move: 20000.0\nnats_cpu_percent: 25\nnats_cpu_us_per_move: 5000.0\n"),
+            "{text}"
+        );
+        let single = lines(&report, Mode::Play, None)?;
+        assert!(!single.contains("redirects"), "{single}");
+        Ok(())
+    }
+
     #[test]
     fn idle_and_baseline_runs_leave_out_what_they_do_not_measure() -> Result<()> {
         let idle = lines(&report(), Mode::Idle, None)?;
         assert!(
-            !idle.contains("moves") && !idle.contains("relay_cpu"),
+            !idle.contains("moves") && !idle.contains("per_move"),
             "{idle}"
         );
+        assert!(idle.contains("relay_cpu_percent: 100\n"), "{idle}");
         assert!(idle.contains("relay_rss_per_match_bytes: 2000"), "{idle}");
         let baseline = lines(&report(), Mode::Baseline, Some(5.0))?;
         assert!(baseline.contains("offered_moves/s: 5\n"), "{baseline}");

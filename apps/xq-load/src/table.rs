@@ -1,6 +1,7 @@
 //! A match on the relay: two [`Player`]s over their [`Link`]s, driven from one task, so that
 //! a move's latency is measured on one clock, from the mover's send to the opponent receiving
-//! the event, and the task knows at once whose turn it is.
+//! the event, and the task knows at once whose turn it is. On a relay cluster a client that
+//! asked a node for a room another node owns is redirected there, and connects again.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,21 +16,37 @@ use crate::script::Script;
 /// How long the clients get to close, once the time is up.
 const WIND_DOWN: Duration = Duration::from_secs(5);
 
-/// A player and its connection.
+/// A player, its connection, and how that was dialled.
 struct Client {
     player: Player,
     link: Link,
+    dialer: Dialer,
+    /// Redirects followed.
+    redirects: usize,
 }
 
 impl Client {
     /// Connects and starts the conversation.
-    async fn connect(dialer: &Dialer, entry: Entry, script: Arc<Script>) -> Result<Self> {
+    async fn connect(dialer: Dialer, entry: Entry, script: Arc<Script>) -> Result<Self> {
         let mut client = Self {
             player: Player::new(entry, script),
             link: dialer.connect().await?,
+            dialer,
+            redirects: 0,
         };
         client.flush().await?;
         Ok(client)
+    }
+
+    /// Connects where a relay redirected the player (the old connection, which the relay
+    /// closes, is dropped) and starts the conversation there.
+    async fn follow(&mut self, urls: &[String]) -> Result<()> {
+        let dialer = self.dialer.redirect(urls).await?;
+        self.link = dialer.connect().await.context("following a redirect")?;
+        self.dialer = dialer;
+        self.redirects += 1;
+        self.player.handle_connected();
+        self.flush().await
     }
 
     /// Sends what the player has to send.
@@ -40,15 +57,18 @@ impl Client {
         Ok(())
     }
 
-    /// Reads and answers frames until the player hears something that matters. The callers
-    /// bound the wait.
+    /// Reads and answers frames, and follows redirects, until the player hears something
+    /// that matters. The callers bound the wait.
     async fn next(&mut self) -> Result<Heard> {
         loop {
             let frame = self.link.recv().await.context("receiving")?;
-            let heard = self.player.handle_frame(&frame)?;
-            self.flush().await?;
-            if heard != Heard::Nothing {
-                return Ok(heard);
+            match self.player.handle_frame(&frame)? {
+                Heard::Nothing => self.flush().await?,
+                Heard::Redirected { urls } => self.follow(&urls).await?,
+                heard => {
+                    self.flush().await?;
+                    return Ok(heard);
+                }
             }
         }
     }
@@ -71,10 +91,10 @@ impl RelayTable {
     /// Connects two clients, has the first create a room and the second join it.
     pub(crate) async fn seat(dialers: [Dialer; 2], script: Arc<Script>) -> Result<Self> {
         let [first, second] = dialers;
-        let mut first = Client::connect(&first, Entry::Create, Arc::clone(&script)).await?;
+        let mut first = Client::connect(first, Entry::Create, Arc::clone(&script)).await?;
         first.until(Heard::Seated).await?;
         let code = first.player.room().context("seated without a room")?;
-        let mut second = Client::connect(&second, Entry::Join(code), script).await?;
+        let mut second = Client::connect(second, Entry::Join(code), script).await?;
         second.until(Heard::Ready).await?;
         // The creator is sent the room again once the match begins.
         first.until(Heard::Ready).await?;
@@ -85,6 +105,10 @@ impl RelayTable {
 }
 
 impl Table for RelayTable {
+    fn redirects(&self) -> usize {
+        self.clients.iter().map(|client| client.redirects).sum()
+    }
+
     async fn step(&mut self) -> Result<Ply> {
         let [first, second] = &mut self.clients;
         let (mover, opponent) = if first.player.is_to_move() {

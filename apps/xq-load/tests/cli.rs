@@ -128,6 +128,34 @@ async fn plays_over_ws() {
         .expect("the test finished in time");
 }
 
+/// A schedule whose moves are further apart than the run's wind-down (two matches at one
+/// move every ten seconds each) still ends when the time is up: no match fails for waiting
+/// for its next move past the wind-down, and none is left out of the count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sparse_schedule_ends_with_the_time() {
+    tokio::time::timeout(TEST_TIMEOUT, async {
+        let (server, _identity) = relay("udp").await;
+        let url = server.local_urls()[0].clone();
+        let report = load(args(&[
+            &url,
+            "--matches",
+            "2",
+            "--rate",
+            "0.2",
+            "--seconds",
+            "0.5",
+            "--warmup",
+            "0.1",
+        ]))
+        .await;
+        assert_eq!(report["errors"], "0", "{report:?}");
+        assert_eq!(report["seated"], "2", "{report:?}");
+        server.shutdown().await;
+    })
+    .await
+    .expect("the test finished in time");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn measures_idle_matches() {
     tokio::time::timeout(TEST_TIMEOUT, async {
@@ -149,6 +177,8 @@ async fn measures_idle_matches() {
         assert_eq!(report["seated"], "8");
         assert_eq!(report["errors"], "0", "{report:?}");
         assert!(!report.contains_key("moves/s"), "{report:?}");
+        assert!(!report.contains_key("relay_cpu_us_per_move"), "{report:?}");
+        number(&report, "relay_cpu_percent");
         number(&report, "relay_rss_per_match_bytes");
         server.shutdown().await;
     })
