@@ -31,7 +31,8 @@ const STEP: Duration = Duration::from_secs(60);
 /// A fault injected before a ply.
 #[derive(Clone, Copy, Debug)]
 enum Fault {
-    /// `SIGKILL` the room's owner, and start it again.
+    /// `SIGKILL` the room's owner, and start it again two plies later: another node takes the
+    /// room over meanwhile.
     KillOwner,
     /// `SIGSTOP` the room's owner for longer than its lease, then `SIGCONT`.
     PauseOwner,
@@ -39,6 +40,13 @@ enum Fault {
     KillNats(usize),
     /// `SIGKILL` every relay, and start them all again.
     RestartAll,
+}
+
+/// What a fault took down, to start again a few plies later.
+#[derive(Clone, Copy, Debug)]
+enum Down {
+    Relay(usize),
+    Nats(usize),
 }
 
 /// One relay process, on a fixed UDP port so its clients' lists stay right across restarts.
@@ -114,7 +122,8 @@ struct Harness {
     nats: NatsCluster,
     nodes: Vec<Node>,
     checker: Cluster,
-    /// From each owner's death to the first move accepted after it.
+    /// From each owner's death (`SIGKILL`, its node left down) to the first move accepted
+    /// after it, on the node that took the room over.
     takeovers: Vec<Duration>,
 }
 
@@ -161,38 +170,48 @@ impl Harness {
             .expect("a relay wrote it")
     }
 
-    async fn inject(&mut self, fault: Fault, code: RoomCode) -> Option<Instant> {
+    /// Injects `fault` into room `code`'s cluster; what it took down, to bring back later.
+    async fn inject(&mut self, fault: Fault, code: RoomCode) -> Option<Down> {
         let nats = self.nats.urls().join(",");
         match fault {
             Fault::KillOwner => {
                 let owner = self.owner(code).await;
                 self.nodes[owner].kill().await;
-                let died = Instant::now();
-                self.nodes[owner].start(&nats).await;
-                Some(died)
+                Some(Down::Relay(owner))
             }
             Fault::PauseOwner => {
                 let owner = self.owner(code).await;
                 self.nodes[owner].signal("-STOP");
-                let died = Instant::now();
                 tokio::time::sleep(Duration::from_millis(2_500 * LEASE_SECS)).await;
                 self.nodes[owner].signal("-CONT");
-                Some(died)
+                None
             }
             Fault::KillNats(server) => {
                 self.nats.kill(server);
-                None
+                Some(Down::Nats(server))
             }
             Fault::RestartAll => {
                 for node in &mut self.nodes {
                     node.kill().await;
                 }
-                let died = Instant::now();
                 for node in &mut self.nodes {
                     node.start(&nats).await;
                 }
-                Some(died)
+                None
             }
+        }
+    }
+
+    /// Starts again what a fault took down.
+    async fn bring_back(&mut self, down: Down) {
+        match down {
+            // Unless a restart of every relay brought it back already.
+            Down::Relay(node) if self.nodes[node].child.is_none() => {
+                let nats = self.nats.urls().join(",");
+                self.nodes[node].start(&nats).await;
+            }
+            Down::Relay(_) => {}
+            Down::Nats(server) => self.nats.restart(server),
         }
     }
 }
@@ -395,23 +414,22 @@ async fn scripted_game(harness: &mut Harness, seed: u64) {
             kinds[((seed / 4 + 1) % 4) as usize],
         ),
     ];
-    let mut nats_down = None;
+    let mut down = Vec::new();
     for (ply, &mv) in moves.iter().enumerate() {
         let mut died = None;
         for &(at, fault) in &faults {
             if at == ply {
                 println!("seed {seed}: {fault:?} before ply {ply}");
-                died = harness.inject(fault, code).await;
-                if let Fault::KillNats(server) = fault {
-                    nats_down = Some((server, ply + 2));
+                if let Some(gone) = harness.inject(fault, code).await {
+                    down.push((gone, ply + 2));
+                    if matches!(gone, Down::Relay(_)) {
+                        died = Some(Instant::now());
+                    }
                 }
             }
         }
-        if let Some((server, back)) = nats_down
-            && back == ply
-        {
-            harness.nats.restart(server);
-            nats_down = None;
+        for (gone, _) in down.extract_if(.., |&mut (_, back)| back == ply) {
+            harness.bring_back(gone).await;
         }
         let mover = if ply % 2 == 0 { &mut red } else { &mut black };
         play(mover, ply, mv).await;
@@ -419,8 +437,8 @@ async fn scripted_game(harness: &mut Harness, seed: u64) {
             harness.takeovers.push(died.elapsed());
         }
     }
-    if let Some((server, _)) = nats_down {
-        harness.nats.restart(server);
+    for (gone, _) in down {
+        harness.bring_back(gone).await;
     }
     red.resign().await.expect("resigns");
     for client in [&mut red, &mut black] {
