@@ -10,7 +10,7 @@ use xq_cluster::{Cluster, ClusterArchive, ClusterOptions};
 use xq_protocol::RoomOptions;
 use xq_rules::Color;
 use xq_server::{Server, ServerMetrics};
-use xq_session::{Event, GameResult, WinReason};
+use xq_session::{Event, GameResult, TimeControl, WinReason};
 use xq_tests::{
     Scheme, connect, match_event, moves, pair_at, play_line, rematch_swapped, run,
     transport_options, undo_round,
@@ -210,7 +210,15 @@ fn a_stalled_node_loses_its_room_to_another_and_the_game_goes_on() {
         };
         let nodes = Nodes::start(&nats, Scheme::Udp, &["relay-a", "relay-b"], None).await;
         let list = format!("{},{}", nodes.url(0), nodes.url(1));
-        let mut pair = pair_at(&list, &list, nodes.options(), RoomOptions::default()).await;
+        let base = Duration::from_secs(60);
+        let room = RoomOptions {
+            time_control: TimeControl::Increment {
+                base,
+                increment: Duration::ZERO,
+            },
+            ..RoomOptions::default()
+        };
+        let mut pair = pair_at(&list, &list, nodes.options(), room).await;
         play_line(&mut pair, &mut [], &moves("h2e2")).await;
 
         nodes.nodes[0].1.__pause_renewals(true);
@@ -222,6 +230,7 @@ fn a_stalled_node_loses_its_room_to_another_and_the_game_goes_on() {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        let taken_over = std::time::Instant::now();
         // Black's move goes through once both players are back, on the new owner.
         let next = moves("h9g7")[0];
         loop {
@@ -238,6 +247,17 @@ fn a_stalled_node_loses_its_room_to_another_and_the_game_goes_on() {
                 "the game did not go on"
             );
         }
+        // Black's clock ran from the takeover on, not while the room waited for an owner.
+        let clocks = pair
+            .black
+            .mirror()
+            .and_then(|mirror| mirror.clocks(Duration::ZERO));
+        let charged = base - clocks.unwrap_or_else(|| panic!("clocks")).black;
+        let stalled = taken_over - started;
+        assert!(
+            charged <= taken_over.elapsed() + Duration::from_millis(250),
+            "Black was charged {charged:?}: the {stalled:?} before the takeover too"
+        );
         let (a, b) = (nodes.metrics(0).await, nodes.metrics(1).await);
         assert_eq!(a.relay.evictions, 1, "the stalled node gave the room up");
         assert_eq!(b.relay.takeovers, 1, "the other node took it over");
