@@ -36,6 +36,9 @@ pub struct Session {
     news: VecDeque<RelayNews>,
     /// The core asked for a new connection.
     connect: bool,
+    /// The WebSocket URL of the node of a relay cluster that owns the room, named by the
+    /// relay's redirect, for the next connection.
+    redirect: Option<String>,
     /// The relay refused to give the seat back: its token is worthless.
     seat_lost: bool,
 }
@@ -95,6 +98,7 @@ impl Session {
             entered: None,
             news: VecDeque::new(),
             connect: false,
+            redirect: None,
             seat_lost: false,
         }
     }
@@ -162,6 +166,13 @@ impl Session {
         std::mem::take(&mut self.connect)
     }
 
+    /// Where the connection [`take_connect`](Self::take_connect) asks for goes, when the
+    /// relay's cluster redirected the page to the room's owner: its WebSocket URL. `None`:
+    /// the page's own relay, which redirects again if the room lives elsewhere.
+    pub fn take_redirect(&mut self) -> Option<String> {
+        self.redirect.take()
+    }
+
     /// The outcome of the entry, once (the room entered, or why not).
     pub fn poll_entered(&mut self) -> Option<Result<Room, EntryError>> {
         self.entered.take()
@@ -214,6 +225,12 @@ impl Session {
         while let Some(event) = self.core.poll_event() {
             match event {
                 CoreEvent::Connect => self.connect = true,
+                // A page can only follow a redirect to a WebSocket.
+                CoreEvent::Redirected { urls } => {
+                    self.redirect = urls
+                        .into_iter()
+                        .find(|url| url.starts_with("ws://") || url.starts_with("wss://"));
+                }
                 CoreEvent::Answered { id, outcome } => self.answered(id, outcome),
                 // The first connection failed before the hello: no answer will come.
                 CoreEvent::Client(ClientEvent::Disconnected { cause })

@@ -286,3 +286,39 @@ fn a_lost_connection_asks_for_another_and_holds_requests_meanwhile() {
         "the entry was reported once"
     );
 }
+
+#[test]
+fn a_redirect_sends_the_next_connection_to_the_owners_websocket() {
+    let (mut session, hello) = greeted(Entry::Join(code()), None);
+    hear(&mut session, ms(1), &welcome(hello.id));
+    let join = sent(&mut session);
+    let owner = "ws://relay-b.example:7880".to_string();
+    let redirect = ServerMsg::Redirect {
+        id: join.id,
+        urls: vec!["udp://relay-b.example:7878".into(), owner.clone()],
+    };
+    hear(&mut session, ms(2), &redirect);
+    assert!(session.take_connect(), "a new connection, for the owner");
+    assert_eq!(session.take_redirect(), Some(owner));
+    assert_eq!(session.take_redirect(), None, "once");
+    // There the join is asked again, under its own id, and answered by the owner.
+    session.handle_connected(ms(3));
+    let hello = sent(&mut session);
+    hear(&mut session, ms(4), &welcome(hello.id));
+    assert_eq!(sent(&mut session).id, join.id);
+    hear(&mut session, ms(5), &joined(join.id, Some(Color::Black)));
+    hear(&mut session, ms(5), &snapshot(true));
+    assert!(matches!(session.poll_entered(), Some(Ok(_))));
+
+    // A redirect to no WebSocket leaves the page at home.
+    let (mut session, hello) = greeted(Entry::Watch(code()), None);
+    hear(&mut session, ms(1), &welcome(hello.id));
+    let watch = sent(&mut session);
+    let redirect = ServerMsg::Redirect {
+        id: watch.id,
+        urls: vec!["quic://relay-b.example:7879".into()],
+    };
+    hear(&mut session, ms(2), &redirect);
+    assert!(session.take_connect());
+    assert_eq!(session.take_redirect(), None);
+}

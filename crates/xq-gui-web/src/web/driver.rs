@@ -23,6 +23,9 @@ pub type Wake = Rc<dyn Fn()>;
 /// at a time between frames, so each takes the driver, feeds the session, and pumps.
 pub(crate) struct Driver {
     session: Session,
+    /// The page's own relay.
+    home: String,
+    /// Where the current connection goes: home, or the node a redirect named.
     url: String,
     socket: Option<Socket>,
     /// Tells this driver's sockets apart, so a late callback of an old one is ignored.
@@ -61,6 +64,7 @@ impl Driver {
             let timer = this.clone();
             RefCell::new(Self {
                 session,
+                home: url.clone(),
                 url,
                 socket: None,
                 sockets: 0,
@@ -103,6 +107,12 @@ impl Driver {
                 self.socket = None;
             }
             if self.session.take_connect() {
+                // After an outage the page goes home first, which sends it on to wherever
+                // the room is by then.
+                self.url = self
+                    .session
+                    .take_redirect()
+                    .unwrap_or_else(|| self.home.clone());
                 self.open();
             }
             if self.send_all() {
