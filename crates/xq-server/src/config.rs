@@ -66,7 +66,8 @@ pub struct Config {
     /// `Some` for a node of a cluster that shares rooms with other relays: new rooms take
     /// codes claimed cluster-wide, and a room this node does not hold is looked up on the
     /// others ([`crate::Output::Claim`], [`crate::Output::Locate`]). `None` (the default): a
-    /// relay alone.
+    /// relay alone. A [`crate::Server`] sets it from [`crate::Builder::cluster`] (the
+    /// default mode unless one is given here), and clears it without one.
     pub cluster: Option<ClusterMode>,
 }
 

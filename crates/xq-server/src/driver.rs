@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -127,6 +128,8 @@ struct Cluster {
     answer: mpsc::UnboundedSender<Answer>,
     lost: mpsc::UnboundedReceiver<RoomCode>,
     sweep: tokio::time::Interval,
+    /// Whether a sweep is still going: a slow cluster does not get a second one at once.
+    sweeping: Arc<AtomicBool>,
 }
 
 impl Cluster {
@@ -141,6 +144,7 @@ impl Cluster {
             answer,
             lost,
             sweep,
+            sweeping: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -148,15 +152,13 @@ impl Cluster {
     /// [`Cluster::answers`].
     fn spawn<F>(&self, task: impl FnOnce(Arc<dyn Directory>) -> F)
     where
-        F: Future<Output = Option<Answer>> + Send + 'static,
+        F: Future<Output = Answer> + Send + 'static,
     {
         let answer = self.answer.clone();
         let task = task(Arc::clone(&self.directory));
         tokio::spawn(async move {
-            if let Some(reply) = task.await {
-                // The driver is gone: nobody waits for the answer.
-                let _ = answer.send(reply);
-            }
+            // The driver is gone if this fails: nobody waits for the answer.
+            let _ = answer.send(task.await);
         });
     }
 
@@ -170,41 +172,45 @@ impl Cluster {
                     false
                 }
             };
-            Some(Answer::Claimed(code, won))
+            Answer::Claimed(code, won)
         });
     }
 
     fn locate(&self, conn: ConnId, request: Request, lookup: Lookup) {
         self.spawn(move |directory| async move {
             let located = directory.locate(lookup).await;
-            Some(Answer::Located {
+            Answer::Located {
                 conn,
                 request,
                 located,
-            })
+            }
         });
     }
 
-    /// Takes over, one by one, the rooms that nobody owns.
+    /// Takes over, one by one, the rooms that nobody owns, unless the last sweep is still
+    /// at it.
     fn sweep(&self) {
+        if self.sweeping.swap(true, Ordering::AcqRel) {
+            return;
+        }
         let answer = self.answer.clone();
         let directory = Arc::clone(&self.directory);
+        let sweeping = Arc::clone(&self.sweeping);
         tokio::spawn(async move {
-            let orphans = match directory.orphans().await {
-                Ok(orphans) => orphans,
-                Err(err) => {
-                    tracing::warn!(%err, "cannot look for rooms without an owner");
-                    return;
-                }
-            };
-            for code in orphans {
-                if let Located::Here(room) = directory.locate(Lookup::Room(code)).await {
-                    tracing::info!(room = %code, "took over a room without an owner");
-                    if answer.send(Answer::Adopted(room)).is_err() {
-                        return;
+            match directory.orphans().await {
+                Ok(orphans) => {
+                    for code in orphans {
+                        if let Located::Here(room) = directory.locate(Lookup::Room(code)).await {
+                            tracing::info!(room = %code, "took over a room without an owner");
+                            if answer.send(Answer::Adopted(room)).is_err() {
+                                break;
+                            }
+                        }
                     }
                 }
+                Err(err) => tracing::warn!(%err, "cannot look for rooms without an owner"),
             }
+            sweeping.store(false, Ordering::Release);
         });
     }
 }

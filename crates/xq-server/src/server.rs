@@ -266,9 +266,13 @@ impl Builder {
             urls.push(local);
             listeners.push((listener, label));
         }
-        if let Some(directory) = &self.directory {
-            directory.listening_on(&urls);
-            self.config.cluster.get_or_insert_with(ClusterMode::default);
+        // A cluster mode needs a cluster: without a directory the relay is alone.
+        match &self.directory {
+            Some(directory) => {
+                directory.listening_on(&urls);
+                self.config.cluster.get_or_insert_with(ClusterMode::default);
+            }
+            None => self.config.cluster = None,
         }
         let mut relay = Relay::new(self.config, seed);
         let origin = Instant::now();

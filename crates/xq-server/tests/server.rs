@@ -604,3 +604,28 @@ fn a_relay_restarts_on_its_port_though_a_client_vanished() {
         restarted.shutdown().await;
     });
 }
+
+/// A cluster mode in the config without a cluster to ask is no cluster: the relay draws its
+/// own codes and serves as one alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_mode_without_a_cluster_serves_as_a_relay_alone() {
+    let url = mem_url();
+    let config = xq_server::Config {
+        cluster: Some(xq_server::ClusterMode::default()),
+        ..xq_server::Config::default()
+    };
+    let server = Server::builder()
+        .listen(url.clone())
+        .config(config)
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let creator = Client::hello(&url, &options(&dir), None).await;
+    let joiner = Client::hello(&url, &options(&dir), None).await;
+    let (code, _) = tokio::time::timeout(Duration::from_secs(5), creator.create())
+        .await
+        .expect("a room at once");
+    joiner.join(code).await;
+    server.shutdown().await;
+}
