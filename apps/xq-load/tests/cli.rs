@@ -1,44 +1,16 @@
 //! `xq-load` against a relay in this process: a short run per mode, checking the output keys
 //! and that nothing failed. A functional test only; speed is measured by running the tool.
 
-use std::collections::HashMap;
-use std::process::Output;
+mod support;
+
+use support::{load, number};
+
 use std::time::Duration;
 
 use xq_server::Server;
 use xq_transport::Options;
 
 const TEST_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Runs `xq-load` with `args` and parses its `key: value` lines.
-async fn load(args: Vec<String>) -> HashMap<String, String> {
-    let output: Output = tokio::process::Command::new(env!("CARGO_BIN_EXE_xq-load"))
-        .args(&args)
-        .output()
-        .await
-        .unwrap_or_else(|e| panic!("spawn xq-load: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{args:?}: {stdout}\n{stderr}");
-    stdout
-        .lines()
-        .map(|line| {
-            let (key, value) = line
-                .split_once(": ")
-                .unwrap_or_else(|| panic!("not a key: value line: {line:?}"));
-            (key.to_string(), value.to_string())
-        })
-        .collect()
-}
-
-fn number(report: &HashMap<String, String>, key: &str) -> f64 {
-    let value = report
-        .get(key)
-        .unwrap_or_else(|| panic!("no {key} in {report:?}"));
-    value
-        .parse()
-        .unwrap_or_else(|e| panic!("{key}: {value:?}: {e}"))
-}
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(ToString::to_string).collect()
@@ -76,7 +48,7 @@ async fn plays_over(scheme: &str) {
     let (server, _identity) = relay(scheme).await;
     let url = server.local_urls()[0].clone();
     let pid = std::process::id().to_string();
-    let report = load(args(&[
+    let report = load(&args(&[
         &url,
         "--matches",
         "4",
@@ -136,7 +108,7 @@ async fn a_sparse_schedule_ends_with_the_time() {
     tokio::time::timeout(TEST_TIMEOUT, async {
         let (server, _identity) = relay("udp").await;
         let url = server.local_urls()[0].clone();
-        let report = load(args(&[
+        let report = load(&args(&[
             &url,
             "--matches",
             "2",
@@ -162,7 +134,7 @@ async fn measures_idle_matches() {
         let (server, _identity) = relay("udp").await;
         let url = server.local_urls()[0].clone();
         let pid = std::process::id().to_string();
-        let report = load(args(&[
+        let report = load(&args(&[
             &url,
             "--idle",
             "--matches",
@@ -189,7 +161,7 @@ async fn measures_idle_matches() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_the_raw_udp_baseline() {
     tokio::time::timeout(TEST_TIMEOUT, async {
-        let report = load(args(&[
+        let report = load(&args(&[
             "--baseline",
             "--matches",
             "4",

@@ -9,7 +9,10 @@
 //! Without either the test prints a note and passes, unless `XQ_REQUIRE_NATS=1`: then it
 //! fails.
 
-use std::collections::HashMap;
+mod support;
+
+use support::{load, number};
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -89,32 +92,6 @@ impl Node {
     fn pid(&self) -> u32 {
         self.child.id().expect("the relay is running")
     }
-}
-
-/// Runs `xq-load` with `args` and parses its `key: value` lines.
-async fn load(args: &[&str]) -> HashMap<String, String> {
-    let output = Command::new(env!("CARGO_BIN_EXE_xq-load"))
-        .args(args)
-        .output()
-        .await
-        .unwrap_or_else(|e| panic!("spawn xq-load: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{args:?}: {stdout}\n{stderr}");
-    stdout
-        .lines()
-        .filter_map(|line| line.split_once(": "))
-        .map(|(key, value)| (key.to_string(), value.to_string()))
-        .collect()
-}
-
-fn number(report: &HashMap<String, String>, key: &str) -> f64 {
-    let value = report
-        .get(key)
-        .unwrap_or_else(|| panic!("no {key} in {report:?}"));
-    value
-        .parse()
-        .unwrap_or_else(|e| panic!("{key}: {value:?}: {e}"))
 }
 
 /// Eight matches for a second over two nodes: each creator's room lives on its node, each
