@@ -176,6 +176,19 @@ class Browser:
         x, y, w, h = seen[-1]
         self.click(x + w / 2, y + h / 2)
 
+    def click_until(self, name, what, done):
+        """Clicks the control `name` until `done()`: a click that lands in a frame the page
+        skips is lost, and the control is still there to click again."""
+        deadline = time.time() + PATIENCE
+        while time.time() < deadline:
+            if name in self.controls():
+                self.click_control(name)
+            for _ in range(20):
+                if done():
+                    return
+                time.sleep(0.1)
+        raise AssertionError(f"{self.name}: {what}, clicking {name}")
+
     def play(self, move):
         self.click_square(move[:2])
         self.click_square(move[2:])
@@ -231,8 +244,10 @@ def main():
         print(f"B reloaded and is back at {seat}")
 
         a.wait("the opponent back", lambda: "opponent connected" in a.hook("data-status"))
-        a.click_control("Offer draw")
-        b.click_control("Accept")
+        a.click_until("Offer draw", "the draw offered",
+                      lambda: "considering a draw offer" in a.hook("data-status"))
+        b.click_until("Accept", "the draw agreed",
+                      lambda: b.hook("data-status").startswith("Draw by agreement"))
         for page in (a, b, c):
             page.wait("the draw agreed", lambda: page.hook("data-status").startswith("Draw by agreement"))
         print(f"all three read: {a.hook('data-status')}")
