@@ -105,6 +105,6 @@ pub use archive::ClusterArchive;
 pub use cluster::{Cluster, Location, Lookup};
 pub use error::{ClusterError, WireError};
 pub use journal::{Append, ArchivedGame, Change, ReplayError, Writer};
-pub use metrics::{ClusterMetrics, LATENCY_BOUNDS, LatencyHistogram};
+pub use metrics::ClusterMetrics;
 pub use options::{ClientCert, ClusterOptions, ClusterTls};
 pub use storage::ClusterStorage;

@@ -343,7 +343,6 @@ impl Inner {
                     if ack.duplicate {
                         Counters::bump(&self.counters.duplicate_appends);
                     }
-                    self.counters.append_took(start.elapsed());
                     return Ok(Appended::Stored(ack.sequence));
                 }
                 Ok(Err(err)) => match err.kind() {
@@ -355,7 +354,6 @@ impl Inner {
                             Ok(Some(seq)) => {
                                 Counters::bump(&self.counters.appends);
                                 Counters::bump(&self.counters.duplicate_appends);
-                                self.counters.append_took(start.elapsed());
                                 return Ok(Appended::Stored(seq));
                             }
                             Ok(None) => return Ok(Appended::Refused),
