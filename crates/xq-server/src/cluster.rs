@@ -118,11 +118,6 @@ impl CodeReserve {
         self.ready.retain(|&held| held != code);
         claimed || self.ready.len() < ready
     }
-
-    /// Every code the reserve holds, ready or claimed: the cluster's leases on them.
-    pub(crate) fn drain(&mut self) -> impl Iterator<Item = RoomCode> + '_ {
-        self.claiming.drain().chain(self.ready.drain(..))
-    }
 }
 
 #[cfg(test)]

@@ -36,11 +36,9 @@ pub trait Directory: Send + Sync + std::fmt::Debug + 'static {
     /// A message for the logs if the cluster could not be asked.
     async fn orphans(&self) -> Result<Vec<RoomCode>, String>;
 
-    /// Gives the claim on `code` up: a code claimed and never used.
-    async fn release(&self, code: RoomCode);
-
-    /// Stops renewing this node's ownerships and gives them up, for the other nodes to take
-    /// over at once: the node is stopping, its rooms' last changes committed.
+    /// Stops renewing this node's ownerships (its rooms' and the codes it claimed) and gives
+    /// them up, for the other nodes to take over at once: the node is stopping, its rooms'
+    /// last changes committed.
     async fn close(&self);
 
     /// The rooms whose ownership this node lost (it could not renew it in time, or another

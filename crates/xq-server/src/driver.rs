@@ -633,9 +633,6 @@ impl Driver {
         }
         // Every change is committed: the other nodes may take the rooms over at once.
         if let Some(cluster) = &self.cluster {
-            for code in self.relay.unused_codes() {
-                cluster.directory.release(code).await;
-            }
             cluster.directory.close().await;
         }
         // Nothing more is read; a read in progress could hold up its connection's close.

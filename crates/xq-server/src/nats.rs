@@ -35,10 +35,6 @@ impl Directory for Cluster {
         Self::orphans(self).await.map_err(|err| err.to_string())
     }
 
-    async fn release(&self, code: RoomCode) {
-        Self::release(self, code).await;
-    }
-
     async fn close(&self) {
         Self::close(self).await;
     }

@@ -302,13 +302,6 @@ impl Relay {
         }
     }
 
-    /// The codes claimed for new rooms and not used: a node stopping gives them back.
-    pub fn unused_codes(&mut self) -> Vec<RoomCode> {
-        self.reserve
-            .as_mut()
-            .map_or_else(Vec::new, |reserve| reserve.drain().collect())
-    }
-
     /// The cluster answered the [`Output::Locate`] of `conn`'s `request`: a room another node
     /// owns sends the client there ([`ServerMsg::Redirect`], then the connection closes); a
     /// room this node took over is restored (as [`restore`](Self::restore) does) and the
