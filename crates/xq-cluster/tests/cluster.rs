@@ -532,7 +532,11 @@ fn three_nats_nodes_keep_three_replicas_and_commits_survive_losing_one() {
     let rt = runtime();
     // Longer than a JetStream leader election, which a node loss may take.
     let ttl = Duration::from_secs(15);
-    let a = connect(&rt, &nats.urls(), "a", ttl);
+    // Creating every stream with three replicas on a cluster just formed can take a while on
+    // a busy machine.
+    let mut first = options(&nats.urls(), "a", ttl);
+    first.connect_timeout = Duration::from_secs(30);
+    let a = rt.block_on(Cluster::connect(first)).expect("connects");
     let (replicas, leader) = rt.block_on(async {
         let client = async_nats::connect(nats.urls()).await.expect("connects");
         let js = jetstream::new(client);
