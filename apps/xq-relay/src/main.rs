@@ -80,7 +80,7 @@ struct Args {
     #[arg(long = "advertise", value_name = "URL", requires = "cluster")]
     advertise: Vec<String>,
     /// How many copies of the cluster's streams and buckets JetStream keeps: by default 3
-    /// when the NATS cluster has three servers or more, else 1.
+    /// when the NATS server is part of a cluster, else 1 (a cluster of two needs 2 or 1).
     #[arg(long, value_name = "N", requires = "cluster", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=5))]
     replicas: Option<usize>,
     /// How long a node's ownership of a room lasts unrenewed: after a node dies, its rooms

@@ -62,6 +62,20 @@ pub enum ClusterError {
         /// What this node needs.
         wanted: String,
     },
+    /// The NATS servers cannot keep the streams' replicas: a cluster of fewer servers than
+    /// the replication factor (3 by default on a clustered server; a cluster of two needs
+    /// `replicas` set to 1 or 2).
+    #[error(
+        "the NATS cluster has too few JetStream servers to keep {replicas} replicas \
+         (set the replication factor to at most its number of servers): {source}"
+    )]
+    TooFewServers {
+        /// The replication factor asked for.
+        replicas: usize,
+        /// What the server answered.
+        #[source]
+        source: Source,
+    },
     /// A NATS request failed (the connection is down, or the server refused it).
     #[error("cannot {what}: {source}")]
     Nats {

@@ -42,8 +42,9 @@
 //! - **Close.** A room's close is a fenced append like any other; then its subject is
 //!   purged and its lease and tokens deleted, and its code may be claimed again.
 //! - **Replication.** Every stream and bucket has [`ClusterOptions::replicas`] replicas:
-//!   by default 3 if the NATS cluster has at least three servers (as its server info
-//!   tells), else 1. Existing streams and buckets are bound as they are, unless their
+//!   by default 3 if the NATS server is part of a cluster (its server info names one),
+//!   else 1; a cluster of two servers needs `replicas` set, or [`Cluster::connect`] fails
+//!   with [`ClusterError::TooFewServers`]. Existing streams and buckets are bound as they are, unless their
 //!   settings cannot work: other subjects, a max age that is not this node's lease TTL,
 //!   purges denied, a duplicate window shorter than the retry window, or (only when
 //!   `replicas` is set explicitly) another replication factor. Then [`Cluster::connect`]

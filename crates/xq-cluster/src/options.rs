@@ -18,7 +18,8 @@ pub struct ClusterOptions {
     /// node's listeners are bound.
     pub advertise: Vec<String>,
     /// How many NATS servers keep a copy of every stream and bucket. `None`: 3 when the NATS
-    /// cluster has at least three servers, else 1.
+    /// server is part of a cluster, else 1. The count of servers is not used: a cluster
+    /// whose routes are still forming tells fewer than it has.
     pub replicas: Option<usize>,
     /// How long a room's owner may go without renewing its lease before another node may
     /// take the room over. Every node of a cluster must use the same value (the leases'

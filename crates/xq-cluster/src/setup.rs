@@ -19,6 +19,14 @@ const MIN_LEASE_TTL: Duration = Duration::from_millis(300);
 /// TTL, so this is plenty unless the TTL is longer (then twice the TTL).
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
 
+/// The replication factor on a clustered NATS server unless configured: a majority of
+/// three survives losing any one server.
+const CLUSTERED_REPLICAS: usize = 3;
+
+/// How long creating a stream is retried while the NATS cluster has too few JetStream
+/// servers: a cluster just formed may not yet have heard from all of them.
+const PLACEMENT_GRACE: Duration = Duration::from_secs(3);
+
 /// The connection and the streams and buckets, ready.
 pub(crate) struct Ready {
     pub(crate) js: jetstream::Context,
@@ -136,14 +144,13 @@ async fn dial(
 /// Connects, checks JetStream and binds the streams and buckets.
 async fn connect_and_bind(options: &ClusterOptions) -> Result<Ready, ClusterError> {
     let (client, js) = dial(options).await?;
-    let replicas = options.replicas.unwrap_or_else(|| {
-        // Every server of the NATS cluster gossips its client URL to the clients.
-        if client.server_info().connect_urls.len() >= 3 {
-            3
-        } else {
-            1
-        }
-    });
+    // A server that is part of a NATS cluster names it in its server info. (Its gossiped
+    // client URLs are no count of servers: one server may list several addresses, and a
+    // cluster still forming, or one with `no_advertise`, lists fewer.)
+    let clustered = client.server_info().cluster.is_some();
+    let replicas = options
+        .replicas
+        .unwrap_or(if clustered { CLUSTERED_REPLICAS } else { 1 });
     let wanted = Wanted {
         replicas,
         explicit: options.replicas.is_some(),
@@ -234,8 +241,12 @@ async fn bind_stream(
         compatible(what, &info.config, &config, wanted)?;
         return Ok(found);
     }
-    match js.create_stream(config.clone()).await {
+    match create_stream(js, &config).await {
         Ok(created) => Ok(created),
+        Err(err) if too_few_servers(&err) => Err(ClusterError::TooFewServers {
+            replicas: config.num_replicas,
+            source: err.into(),
+        }),
         Err(err) => {
             // Another node may have created it meanwhile, with settings of its own.
             let mut found = js
@@ -249,6 +260,52 @@ async fn bind_stream(
             compatible(what, &info.config, &config, wanted)?;
             Ok(found)
         }
+    }
+}
+
+/// Creates the stream of `config`, asking again for [`PLACEMENT_GRACE`] while there are
+/// too few JetStream servers to place its replicas on.
+async fn create_stream(
+    js: &jetstream::Context,
+    config: &stream::Config,
+) -> Result<stream::Stream, jetstream::context::CreateStreamError> {
+    let give_up = tokio::time::Instant::now() + PLACEMENT_GRACE;
+    loop {
+        match js.create_stream(config.clone()).await {
+            // Too few servers *yet*, perhaps; a server outside any cluster never gets more.
+            Err(err) if placement_failed(&err) && tokio::time::Instant::now() < give_up => {
+                tracing::debug!(
+                    "too few JetStream servers for {} replicas yet",
+                    config.num_replicas
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Whether JetStream refused a stream for want of servers to keep its replicas on.
+fn too_few_servers(err: &jetstream::context::CreateStreamError) -> bool {
+    placement_failed(err)
+        || refusal(err) == Some(jetstream::ErrorCode::STREAM_REPLICAS_NOT_SUPPORTED)
+}
+
+/// Whether a clustered JetStream found too few servers to place a stream's replicas on:
+/// for now, perhaps (a cluster just formed), or for good.
+fn placement_failed(err: &jetstream::context::CreateStreamError) -> bool {
+    use jetstream::ErrorCode;
+    matches!(
+        refusal(err),
+        Some(ErrorCode::CLUSTER_NO_PEERS | ErrorCode::INSUFFICIENT_RESOURCES)
+    )
+}
+
+/// The code JetStream refused a stream with, if it answered.
+fn refusal(err: &jetstream::context::CreateStreamError) -> Option<jetstream::ErrorCode> {
+    match err.kind() {
+        jetstream::context::CreateStreamErrorKind::JetStream(err) => Some(err.error_code()),
+        _ => None,
     }
 }
 

@@ -304,8 +304,11 @@ fn write_config(
     );
     if let Some(cluster) = cluster {
         let routes = cluster.routes.join(", ");
+        // The servers gossip no client URLs (clients are given every one), so a cluster
+        // looks the same to a client whether or not its routes have all formed yet.
         text.push_str(&format!(
-            "cluster {{\n  name: xq-test\n  listen: 127.0.0.1:{}\n  routes: [{routes}]\n}}\n",
+            "cluster {{\n  name: xq-test\n  listen: 127.0.0.1:{}\n  routes: [{routes}]\n  \
+             no_advertise: true\n}}\n",
             cluster.port
         ));
     }

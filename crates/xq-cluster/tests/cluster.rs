@@ -537,31 +537,19 @@ fn three_nats_nodes_keep_three_replicas_and_commits_survive_losing_one() {
     let mut first = options(&nats.urls(), "a", ttl);
     first.connect_timeout = Duration::from_secs(30);
     let a = rt.block_on(Cluster::connect(first)).expect("connects");
-    let (replicas, leader) = rt.block_on(async {
+    assert_eq!(replicas(&rt, &nats.urls()), [3, 3, 3, 3]);
+    let leader = rt.block_on(async {
         let client = async_nats::connect(nats.urls()).await.expect("connects");
-        let js = jetstream::new(client);
-        let mut counts = Vec::new();
-        let mut leader = String::new();
-        for name in [
-            names::ROOMS_STREAM,
-            names::GAMES_STREAM,
-            "KV_XQ_LEASES",
-            "KV_XQ_TOKENS",
-        ] {
-            let mut stream = js.get_stream(name).await.expect("a stream");
-            let info = stream.info().await.expect("info");
-            counts.push(info.config.num_replicas);
-            if name == names::ROOMS_STREAM {
-                leader = info
-                    .cluster
-                    .as_ref()
-                    .and_then(|c| c.leader.clone())
-                    .expect("a leader");
-            }
-        }
-        (counts, leader)
+        let mut stream = jetstream::new(client)
+            .get_stream(names::ROOMS_STREAM)
+            .await
+            .expect("a stream");
+        let info = stream.info().await.expect("info");
+        info.cluster
+            .as_ref()
+            .and_then(|c| c.leader.clone())
+            .expect("a leader")
     });
-    assert_eq!(replicas, [3, 3, 3, 3]);
 
     let code = RoomCode::from_u64(11);
     assert!(rt.block_on(a.claim(code)).expect("claims"));
@@ -589,6 +577,66 @@ fn three_nats_nodes_keep_three_replicas_and_commits_survive_losing_one() {
     let journal = rt.block_on(a.journal(code)).expect("reads");
     assert_eq!(journal.len(), 4);
     assert_eq!(check_journal(&journal), ["a"]);
+}
+
+/// The replication factor of each of the cluster's streams and buckets, read back.
+fn replicas(rt: &tokio::runtime::Runtime, urls: &[String]) -> Vec<usize> {
+    rt.block_on(async {
+        let client = async_nats::connect(urls.to_vec()).await.expect("connects");
+        let js = jetstream::new(client);
+        let mut counts = Vec::new();
+        for name in [
+            names::ROOMS_STREAM,
+            names::GAMES_STREAM,
+            "KV_XQ_LEASES",
+            "KV_XQ_TOKENS",
+        ] {
+            let mut stream = js.get_stream(name).await.expect("a stream");
+            counts.push(stream.info().await.expect("info").config.num_replicas);
+        }
+        counts
+    })
+}
+
+#[test]
+fn a_lone_server_keeps_one_replica_and_refuses_three_with_a_typed_error() {
+    let Some(bench) = Bench::start(Duration::from_secs(5)) else {
+        return;
+    };
+    let mut three = options(&bench.urls, "a", bench.ttl);
+    three.replicas = Some(3);
+    let err = bench
+        .rt
+        .block_on(Cluster::connect(three))
+        .expect_err("one server keeps one copy");
+    assert!(
+        matches!(err, ClusterError::TooFewServers { replicas: 3, .. }),
+        "{err}"
+    );
+    let _a = bench.node("a");
+    assert_eq!(replicas(&bench.rt, &bench.urls), [1, 1, 1, 1]);
+}
+
+#[test]
+fn a_cluster_of_two_servers_needs_its_replication_factor_set() {
+    let Some(nats) = NatsCluster::start(2) else {
+        return;
+    };
+    let rt = runtime();
+    let ttl = Duration::from_secs(5);
+    let mut default = options(&nats.urls(), "a", ttl);
+    default.connect_timeout = Duration::from_secs(30);
+    let err = rt
+        .block_on(Cluster::connect(default.clone()))
+        .expect_err("a clustered server gets three replicas unless told");
+    assert!(
+        matches!(err, ClusterError::TooFewServers { replicas: 3, .. }),
+        "{err}"
+    );
+    let mut two = default;
+    two.replicas = Some(2);
+    let _a = rt.block_on(Cluster::connect(two)).expect("connects");
+    assert_eq!(replicas(&rt, &nats.urls()), [2, 2, 2, 2]);
 }
 
 #[test]
