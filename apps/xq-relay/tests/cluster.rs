@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 use xq_client::{Client, ClientError, ClientOptions, Keepalive, ReconnectPolicy};
-use xq_cluster::testing::{NatsCluster, NatsServer};
+use xq_cluster::testing::{NatsCluster, NatsServer, ServerOptions};
 use xq_cluster::{Append, Change, Writer};
 use xq_cluster::{Cluster, ClusterArchive, ClusterOptions};
 use xq_protocol::{ErrorCode, RoomCode, RoomOptions, SeatChoice};
@@ -75,10 +75,16 @@ impl Node {
 
     /// Starts the relay on the NATS servers `nats`, and waits until it listens.
     async fn start(&mut self, nats: &str) {
+        self.start_with(nats, &[]).await;
+    }
+
+    /// [`start`](Self::start), with more flags.
+    async fn start_with(&mut self, nats: &str, flags: &[&str]) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
             .args(["--cluster", nats, "--node-name", &self.name])
             .args(["--listen", &self.url(), "--lease", &LEASE_SECS.to_string()])
             .args(["--grace", "120", "--log-level", "error"])
+            .args(flags)
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
@@ -582,6 +588,68 @@ async fn a_node_that_cannot_reach_its_cluster_says_why_and_exits_non_zero() {
         .expect("runs");
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("--node-name"));
+}
+
+#[tokio::test]
+async fn a_node_joins_nats_over_tls_with_credentials_and_says_why_without_them() {
+    let secured = ServerOptions {
+        tls: true,
+        credentials: true,
+        ..ServerOptions::default()
+    };
+    let Some(nats) = NatsServer::start_with(secured) else {
+        return;
+    };
+    let tls = nats.client_tls().expect("TLS settings");
+    let client = tls.client.expect("a client certificate");
+    let ca = tls.ca.expect("the server's CA");
+    let creds = nats.credentials().expect("credentials");
+    let [ca, cert, key, creds] = [&ca, &client.cert, &client.key, creds]
+        .map(|path| path.to_str().expect("a UTF-8 temporary path").to_string());
+    let tls_flags = ["--nats-ca", &ca, "--nats-cert", &cert, "--nats-key", &key];
+    let flags: Vec<&str> = tls_flags
+        .iter()
+        .copied()
+        .chain(["--nats-creds", &creds])
+        .collect();
+
+    let mut node = Node::new("relay-a");
+    node.start_with(&nats.url(), &flags).await;
+    let mut client = Client::connect(&node.url(), client_options())
+        .await
+        .expect("a client connects");
+    create(&mut client, RoomOptions::default()).await;
+    node.kill().await;
+    let list = Command::new(env!("CARGO_BIN_EXE_xq-relay"))
+        .args(["games", "list", "--cluster", &nats.url()])
+        .args(&flags)
+        .output()
+        .await
+        .expect("runs");
+    assert!(
+        list.status.success(),
+        "{}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+
+    // Without the credentials the server refuses the node, which says so and exits.
+    let output = tokio::time::timeout(
+        STEP,
+        Command::new(env!("CARGO_BIN_EXE_xq-relay"))
+            .args(["--cluster", &nats.url(), "--node-name", "relay-b"])
+            .args(["--listen", "udp://127.0.0.1:0", "--log-level", "error"])
+            .args(tls_flags)
+            .output(),
+    )
+    .await
+    .expect("gives up in time")
+    .expect("runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot join the cluster") && stderr.contains("authorization"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,5 +1,7 @@
 //! Real `nats-server` processes for tests: one server, or a routed cluster of three, each
-//! on loopback with free ports and a data directory of its own, killed when dropped.
+//! on loopback with free ports and a data directory of its own, killed when dropped. A lone
+//! server can also require TLS with client certificates, or run in operator mode, where
+//! clients log in with a credentials file: it then hands out what a client needs.
 //!
 //! The binary is `$XQ_NATS_SERVER` if set, else `nats-server` on the `PATH`. Without one,
 //! [`NatsServer::start`] and [`NatsCluster::start`] print a note and return `None`, so a
@@ -17,18 +19,29 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+use crate::ClusterTls;
+
+mod accounts;
+mod tls;
+
 /// How many times a server (or cluster) is started on fresh ports before the harness gives up.
 const START_TRIES: usize = 3;
 
 /// How long a server may take to answer its health check after it starts.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// How a test server stores JetStream data.
+/// How a test server stores JetStream data and whom it lets in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServerOptions {
     /// `sync_interval: always`: every write is synced to disk before it is acknowledged
     /// (the setting that makes a single-replica store survive a machine crash).
     pub sync_always: bool,
+    /// Clients must come over TLS (`tls://`) and show a certificate from the server's own
+    /// CA: [`NatsServer::client_tls`] has the CA and a client certificate.
+    pub tls: bool,
+    /// Operator mode: clients must log in as a user of the server's account with
+    /// JetStream, whose credentials file is [`NatsServer::credentials`].
+    pub credentials: bool,
 }
 
 /// One `nats-server` with JetStream, on `127.0.0.1`.
@@ -38,6 +51,8 @@ pub struct NatsServer {
     config: PathBuf,
     port: u16,
     monitor: u16,
+    client_tls: Option<ClusterTls>,
+    credentials: Option<PathBuf>,
     child: Option<Child>,
     /// The data directory (and the config file); removed on drop, after the process.
     _dir: TempDir,
@@ -83,21 +98,54 @@ impl NatsServer {
         cluster: Option<ClusterConfig<'_>>,
     ) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory for nats-server");
-        let config = write_config(dir.path(), name, port, monitor, options, cluster);
+        let mut text = config_text(dir.path(), name, port, monitor, options, cluster);
+        let client_tls = options.tls.then(|| {
+            let (block, client) = tls::write(dir.path());
+            text.push_str(&block);
+            client
+        });
+        let credentials = options.credentials.then(|| {
+            let (block, creds) = accounts::write(dir.path());
+            text.push_str(&block);
+            creds
+        });
+        let config = dir.path().join("nats-server.conf");
+        std::fs::write(&config, text).expect("write the nats-server config");
         Self {
             binary: binary.to_path_buf(),
             config,
             port,
             monitor,
+            client_tls,
+            credentials,
             child: None,
             _dir: dir,
         }
     }
 
-    /// The server's client URL, `nats://127.0.0.1:<port>`.
+    /// The server's client URL, `nats://127.0.0.1:<port>` (`tls://` if it requires TLS).
     #[must_use]
     pub fn url(&self) -> String {
-        format!("nats://127.0.0.1:{}", self.port)
+        let scheme = if self.client_tls.is_some() {
+            "tls"
+        } else {
+            "nats"
+        };
+        format!("{scheme}://127.0.0.1:{}", self.port)
+    }
+
+    /// What a client needs to pass the server's TLS (started with
+    /// [`ServerOptions::tls`]): its CA, and a client certificate it signed.
+    #[must_use]
+    pub fn client_tls(&self) -> Option<ClusterTls> {
+        self.client_tls.clone()
+    }
+
+    /// The credentials file of a user that the server lets in (started with
+    /// [`ServerOptions::credentials`]).
+    #[must_use]
+    pub fn credentials(&self) -> Option<&Path> {
+        self.credentials.as_deref()
     }
 
     /// Kills the server with SIGKILL (no clean shutdown), and waits for it to be gone.
@@ -283,15 +331,15 @@ fn with_retries<T>(mut try_start: impl FnMut() -> Result<T, String>) -> T {
     }
 }
 
-/// Writes the server's config file into `dir` and returns its path.
-fn write_config(
+/// The server's config file, for a data directory in `dir`, but for its TLS and accounts.
+fn config_text(
     dir: &Path,
     name: &str,
     port: u16,
     monitor: u16,
     options: ServerOptions,
     cluster: Option<ClusterConfig<'_>>,
-) -> PathBuf {
+) -> String {
     let store = dir.join("jetstream");
     let sync = if options.sync_always {
         "\n  sync_interval: always"
@@ -312,9 +360,7 @@ fn write_config(
             cluster.port
         ));
     }
-    let path = dir.join("nats-server.conf");
-    std::fs::write(&path, text).expect("write the nats-server config");
-    path
+    text
 }
 
 /// The `nats-server` binary to run, or `None` (after a note) to skip.

@@ -6,10 +6,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream;
-use xq_cluster::testing::{NatsCluster, NatsServer};
+use xq_cluster::testing::{NatsCluster, NatsServer, ServerOptions};
 use xq_cluster::{
     Append, Change, Cluster, ClusterArchive, ClusterError, ClusterOptions, ClusterStorage,
-    Location, Lookup, names,
+    ClusterTls, Location, Lookup, names,
 };
 use xq_protocol::{ResumeToken, RoomCode, RoomOptions};
 use xq_rules::iccs::Iccs;
@@ -669,6 +669,92 @@ fn a_wrong_url_fails_quickly_with_a_typed_error() {
         )))
         .expect_err("a bad name");
     assert!(matches!(err, ClusterError::InvalidNode(_)), "{err}");
+}
+
+/// Connects node `a` to `server` with `options` changed by `set`, and claims and opens a
+/// room through it if it connects.
+fn join_with(
+    rt: &tokio::runtime::Runtime,
+    server: &NatsServer,
+    set: impl FnOnce(&mut ClusterOptions),
+) -> Result<(), ClusterError> {
+    let mut options = options(&[server.url()], "a", Duration::from_secs(5));
+    set(&mut options);
+    let node = rt.block_on(Cluster::connect(options))?;
+    let code = RoomCode::from_u64(30);
+    assert!(rt.block_on(node.claim(code)).expect("claims"));
+    let committed = node.storage().commit(&[started(code)]).expect("commits");
+    assert!(committed.refused.is_empty());
+    Ok(())
+}
+
+/// Checks that the server refused the connection, for the reason `why`.
+fn refused(outcome: Result<(), ClusterError>, why: &str) {
+    match outcome {
+        Err(err @ ClusterError::Connect { .. }) => {
+            assert!(err.to_string().contains(why), "{err}");
+        }
+        other => panic!("not refused for {why:?}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_server_that_checks_client_certificates_is_joined_with_its_ca_and_a_certificate() {
+    let tls = ServerOptions {
+        tls: true,
+        ..ServerOptions::default()
+    };
+    let Some(server) = NatsServer::start_with(tls) else {
+        return;
+    };
+    let rt = runtime();
+    let client_tls = server.client_tls().expect("a TLS server's client settings");
+    join_with(&rt, &server, |options| {
+        options.tls = Some(client_tls.clone())
+    })
+    .expect("joins over TLS");
+
+    let without_certificate = join_with(&rt, &server, |options| {
+        options.tls = Some(ClusterTls {
+            client: None,
+            ..client_tls.clone()
+        });
+    });
+    refused(without_certificate, "CertificateRequired");
+    let unknown_ca = join_with(&rt, &server, |options| {
+        options.tls = Some(ClusterTls {
+            ca: None,
+            ..client_tls.clone()
+        });
+    });
+    refused(unknown_ca, "UnknownIssuer");
+}
+
+#[test]
+fn a_server_in_operator_mode_is_joined_with_a_credentials_file() {
+    let accounts = ServerOptions {
+        credentials: true,
+        ..ServerOptions::default()
+    };
+    let Some(server) = NatsServer::start_with(accounts) else {
+        return;
+    };
+    let rt = runtime();
+    let creds = server.credentials().expect("the user's credentials");
+    join_with(&rt, &server, |options| {
+        options.credentials = Some(creds.to_path_buf());
+    })
+    .expect("joins with the credentials");
+
+    let anonymous = join_with(&rt, &server, |_| {});
+    refused(anonymous, "authorization violation");
+    let dir = tempfile::tempdir().expect("a directory");
+    let garbled = dir.path().join("garbled.creds");
+    std::fs::write(&garbled, "not a credentials file").expect("writes");
+    for path in [garbled, dir.path().join("missing.creds")] {
+        let err = join_with(&rt, &server, |options| options.credentials = Some(path));
+        assert!(matches!(err, Err(ClusterError::Credentials(_))), "{err:?}");
+    }
 }
 
 #[test]
