@@ -1,9 +1,13 @@
-//! `xq bot` against `xq bot` through an in-process relay, over UDP and QUIC.
+//! `xq bot` against `xq bot` through an in-process relay, over UDP and QUIC, and through the
+//! nodes of a relay cluster when one of them goes away.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
+use xq_cluster::testing::NatsServer;
+use xq_cluster::{Cluster, ClusterArchive, ClusterOptions};
 use xq_server::Server;
 use xq_transport::Options;
 
@@ -125,4 +129,86 @@ async fn through_the_first_relay_of_a_list_that_answers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_quic() {
     two_bots_finish_a_game("quic://127.0.0.1:0", None).await;
+}
+
+/// A relay node of the cluster on `nats`, on a UDP port of its own.
+async fn node(nats: &NatsServer, name: &str) -> Server {
+    let cluster = Cluster::connect(ClusterOptions {
+        lease_ttl: Duration::from_secs(2),
+        ..ClusterOptions::new([nats.url()], name)
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{name} joins the cluster: {e}"));
+    Server::builder()
+        .listen("udp://127.0.0.1:0")
+        .storage(cluster.storage())
+        .cluster(Arc::new(cluster))
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("start {name}: {e}"))
+}
+
+/// Two bots given the same two nodes of a cluster play on the first; it stops a moment into
+/// the game, and both resume their seats through the second, which takes the room over, and
+/// finish the game there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_through_the_next_relay_of_their_list_when_theirs_goes_away() {
+    let Some(nats) = NatsServer::start() else {
+        return;
+    };
+    let (a, b) = (node(&nats, "relay-a").await, node(&nats, "relay-b").await);
+    let list = format!("{},{}", a.local_urls()[0], b.local_urls()[0]);
+    let seated = tokio::task::spawn_blocking(move || {
+        // Quicker than the default pause between moves: the game is over in seconds.
+        let player =
+            |args: &[&str]| bot(&[&[list.as_str()], args, &["--move-delay", "5"]].concat());
+        let mut creator = player(&["--create", "--seat", "red", "--seed", "1"]);
+        let (code, creator_out) = room_code(&mut creator);
+        let mut joiner = player(&["--join", &code, "--seed", "29"]);
+        let (joined, joiner_out) = room_code(&mut joiner);
+        assert_eq!(joined, code);
+        [(creator, creator_out), (joiner, joiner_out)]
+    });
+    let bots = tokio::time::timeout(Duration::from_secs(60), seated)
+        .await
+        .unwrap_or_else(|_| panic!("the bots are not seated in time"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    a.shutdown().await;
+
+    let finished = tokio::task::spawn_blocking(move || {
+        bots.map(|(child, out)| {
+            let result = result_line(&rest(out)).to_string();
+            let output = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+            let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+            assert!(output.status.success(), "{stderr}");
+            assert!(stderr.contains("reconnected"), "{stderr}");
+            result
+        })
+    });
+    let [red, black] = tokio::time::timeout(Duration::from_secs(120), finished)
+        .await
+        .unwrap_or_else(|_| panic!("the bots did not finish"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(red, black, "both bots report the same result");
+    let metrics = b
+        .metrics()
+        .snapshot()
+        .await
+        .unwrap_or_else(|| panic!("b stopped"));
+    assert_eq!(metrics.relay.takeovers, 1, "{:?}", metrics.relay);
+    b.shutdown().await;
+
+    // The game is archived once, with the result the bots saw.
+    let archive = ClusterArchive::connect(&ClusterOptions::new([nats.url()], "checker"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let games = archive.games().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(games.len(), 1, "{games:?}");
+    let game = &games[0];
+    assert_eq!(
+        red,
+        format!("result: {} ({})", game.result, game.termination),
+        "{game:?}"
+    );
 }
