@@ -196,7 +196,13 @@ async fn resume_through_the_next_relay_of_their_list_when_theirs_goes_away() {
         .snapshot()
         .await
         .unwrap_or_else(|| panic!("b stopped"));
-    assert_eq!(metrics.relay.takeovers, 1, "{:?}", metrics.relay);
+    // The first node gave its leases up before it said goodbye: nobody was sent back to it.
+    assert_eq!(
+        (metrics.relay.takeovers, metrics.relay.redirects),
+        (1, 0),
+        "{:?}",
+        metrics.relay
+    );
     b.shutdown().await;
 
     // The game is archived once, with the result the bots saw.

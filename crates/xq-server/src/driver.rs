@@ -497,6 +497,11 @@ impl Driver {
             tracing::warn!(room = %code, "the storage refused the room's changes");
             self.evict(code);
         }
+        self.release();
+    }
+
+    /// Carries out what the gate lets go.
+    fn release(&mut self) {
         while let Some(output) = self.gate.pop_released() {
             self.carry_out(output);
         }
@@ -607,7 +612,9 @@ impl Driver {
     /// delivered, and closes the listeners, waiting (a little) for their sockets to close.
     ///
     /// The clocks paused by the shutdown are committed before the goodbyes go out; if that
-    /// fails, the goodbyes are not sent and the error is returned.
+    /// fails, the goodbyes are not sent and the error is returned. A node of a cluster gives
+    /// its leases up before the goodbyes too: a client that resumes at once through another
+    /// node finds its room free to take over there, not still this node's.
     async fn shutdown(mut self) -> Result<(), StoreError> {
         for acceptor in &self.acceptors {
             acceptor.abort();
@@ -617,6 +624,9 @@ impl Driver {
         self.accepted.close();
         while let Ok(accepted) = self.accepted.try_recv() {
             self.accept(accepted);
+        }
+        if self.cluster.is_some() {
+            self.gate.hold();
         }
         let now = self.now();
         self.relay.shutdown(now);
@@ -631,9 +641,12 @@ impl Driver {
                 Err(err) => return Err(self.fail(err)),
             }
         }
-        // Every change is committed: the other nodes may take the rooms over at once.
+        // Every change is committed: the other nodes may take the rooms over at once, and
+        // the goodbyes held meanwhile go out.
         if let Some(cluster) = &self.cluster {
             cluster.directory.close().await;
+            self.gate.let_go();
+            self.release();
         }
         // Nothing more is read; a read in progress could hold up its connection's close.
         self.reads.clear();

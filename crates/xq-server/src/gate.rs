@@ -31,6 +31,8 @@ pub(crate) struct Gate {
     needed: u64,
     /// Outputs waiting, in order, each with the batch it waits for.
     held: VecDeque<(u64, Output)>,
+    /// Whether every output waits, committed or not, until [`let_go`](Self::let_go).
+    holding: bool,
 }
 
 impl Gate {
@@ -43,7 +45,9 @@ impl Gate {
                 self.needed = self.submitted + 1;
                 None
             }
-            other if self.held.is_empty() && self.needed <= self.committed => Some(other),
+            other if !self.holding && self.held.is_empty() && self.needed <= self.committed => {
+                Some(other)
+            }
             other => {
                 self.held.push_back((self.needed, other));
                 None
@@ -71,10 +75,21 @@ impl Gate {
     /// The next held output whose changes are all committed, in order.
     pub(crate) fn pop_released(&mut self) -> Option<Output> {
         let &(needed, _) = self.held.front()?;
-        if needed > self.committed {
+        if self.holding || needed > self.committed {
             return None;
         }
         self.held.pop_front().map(|(_, output)| output)
+    }
+
+    /// Holds every output from now on, committed or not, until [`let_go`](Self::let_go):
+    /// a stopping node of a cluster keeps its goodbyes until it has given its leases up.
+    pub(crate) fn hold(&mut self) {
+        self.holding = true;
+    }
+
+    /// Ends [`hold`](Self::hold): the held outputs whose changes are committed are released.
+    pub(crate) fn let_go(&mut self) {
+        self.holding = false;
     }
 
     /// Drops every output held for `conns`: a room's connections, when the storage refused
@@ -116,6 +131,21 @@ mod tests {
 
     fn released(gate: &mut Gate) -> Vec<Output> {
         std::iter::from_fn(|| gate.pop_released()).collect()
+    }
+
+    #[test]
+    fn a_holding_gate_keeps_even_committed_outputs_until_it_lets_go() {
+        let mut gate = Gate::default();
+        gate.hold();
+        assert_eq!(gate.push(send(1)), None, "nothing uncommitted, but held");
+        assert_eq!(gate.push(persist(1)), None);
+        assert_eq!(gate.push(send(2)), None);
+        assert!(gate.next_batch().is_some());
+        gate.committed();
+        assert_eq!(released(&mut gate), []);
+        gate.let_go();
+        assert_eq!(released(&mut gate), [send(1), send(2)]);
+        assert_eq!(gate.push(send(3)), Some(send(3)));
     }
 
     #[test]
