@@ -16,6 +16,7 @@ use crate::journal::{self, Append, Change, RoomState, Writer};
 use crate::lease::{self, Held, LeaseValue};
 use crate::metrics::{ClusterMetrics, Counters};
 use crate::names;
+use crate::presence;
 use crate::setup;
 use crate::{ClusterOptions, ClusterStorage};
 
@@ -100,6 +101,9 @@ impl Cluster {
     /// settings this node cannot use. Nothing is retried past the timeout.
     pub async fn connect(options: ClusterOptions) -> Result<Self, ClusterError> {
         let ready = setup::connect(&options).await?;
+        let client = ready.js.client();
+        let incarnation = incarnation();
+        let presence = presence::subscribe(&client, &options.node, incarnation).await?;
         let (lost_tx, lost_rx) = mpsc::unbounded_channel();
         let (stop, stopped) = watch::channel(false);
         let lease_ttl = options.lease_ttl;
@@ -111,7 +115,7 @@ impl Cluster {
             tokens: ready.tokens,
             writer: Writer {
                 node: options.node,
-                incarnation: incarnation(),
+                incarnation,
             },
             lease_ttl,
             attempt_timeout: (lease_ttl / 4)
@@ -126,6 +130,7 @@ impl Cluster {
             stop,
             paused: AtomicBool::new(false),
         });
+        tokio::spawn(presence::answer(client, presence, stopped.clone()));
         tokio::spawn(renew(Arc::downgrade(&inner), stopped));
         Ok(Self { inner })
     }
@@ -264,7 +269,11 @@ impl Cluster {
                 Some(entry) if entry.operation == kv::Operation::Put => {
                     let lease: Option<LeaseValue> = serde_json::from_slice(&entry.value).ok();
                     match lease {
-                        Some(lease) if lease.node != inner.writer.node => {
+                        // Another node's, while its process is on NATS: clients go there.
+                        Some(lease)
+                            if lease.node != inner.writer.node
+                                && !presence::is_gone(&inner.js.client(), &lease).await =>
+                        {
                             return Ok(Location::Owner {
                                 node: lease.node,
                                 urls: lease.urls,
@@ -274,9 +283,11 @@ impl Cluster {
                         Some(lease) if lease.incarnation == inner.writer.incarnation => {
                             return Ok(Location::Settling);
                         }
-                        // An earlier process of this node (or a value that is not a lease):
-                        // dead, since node names are unique. Taken over at once, fenced on
-                        // its revision.
+                        // Another node's process gone from NATS (dead, or cut off and unable
+                        // to append), an earlier process of this node (dead, since node
+                        // names are unique), or a value that is not a lease: taken over at
+                        // once, fenced on its revision. An owner that was only cut off finds
+                        // its next append refused by the takeover's, and gives the room up.
                         _ => inner
                             .leases
                             .update(code.as_str(), value, entry.revision)

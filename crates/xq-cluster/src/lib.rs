@@ -96,6 +96,7 @@ mod lease;
 mod metrics;
 pub mod names;
 mod options;
+mod presence;
 mod setup;
 mod storage;
 #[cfg(feature = "testing")]

@@ -30,6 +30,13 @@ pub fn game_subject(code: RoomCode, start_seq: u64) -> String {
     format!("xq.game.{code}.{start_seq}")
 }
 
+/// The subject a node's process answers on while it is connected, so that other nodes can
+/// tell whether a room's owner is still there: `xq.node.<NODE>.<INCARNATION>`.
+#[must_use]
+pub fn presence_subject(node: &str, incarnation: u64) -> String {
+    format!("xq.node.{node}.{incarnation}")
+}
+
 /// The key of `token` in [`TOKENS_BUCKET`]: 32 lower-case hex digits.
 #[must_use]
 pub fn token_key(token: ResumeToken) -> String {

@@ -251,6 +251,43 @@ fn a_room_is_redirected_to_its_owner_and_taken_over_after_it_dies() {
 }
 
 #[test]
+fn a_room_whose_owner_left_nats_is_taken_over_at_once() {
+    // A lease far longer than the test: only the owner's absence can free the room.
+    let Some(bench) = Bench::start(Duration::from_secs(60)) else {
+        return;
+    };
+    let (a, b) = (bench.node("a"), bench.node("b"));
+    let code = RoomCode::from_u64(41);
+    assert!(bench.claim(&a, code));
+    let played = game(&["h2e2", "h9g7"]);
+    let mut changes = vec![started(code)];
+    changes.extend(entries(code, &played));
+    a.storage().commit(&changes).expect("commits");
+    assert_eq!(
+        bench.locate(&b, Lookup::Room(code)),
+        owner("a"),
+        "a is there"
+    );
+
+    drop(a);
+    let left = Instant::now();
+    let taken = loop {
+        match bench.locate(&b, Lookup::Token(FIRST)) {
+            Location::Taken(room) => break room,
+            // The server may take a moment to see the subscription go.
+            location if left.elapsed() < Duration::from_secs(5) => {
+                assert_eq!(location, owner("a"));
+                thread::sleep(Duration::from_millis(20));
+            }
+            other => panic!("not taken over: {other:?}"),
+        }
+    };
+    assert_eq!(*taken, open_room(code, &played));
+    assert_eq!(check_journal(&bench.journal(&b, code)), ["a", "b"]);
+    assert_eq!(b.metrics().takeovers, 1);
+}
+
+#[test]
 fn a_stalled_owner_finds_its_room_refused_after_a_takeover() {
     let Some(bench) = Bench::start(Duration::from_secs(1)) else {
         return;
