@@ -326,8 +326,8 @@ async fn play(client: &mut Client, ply: usize, mv: Move) {
     }
 }
 
-/// Creates a room, trying again while the node has no claimed code ready
-/// (`Unavailable`, as after a NATS server came back).
+/// Creates a room, trying again while the node has no claimed code ready (`Unavailable`:
+/// just started, or a NATS server just came back).
 async fn create(client: &mut Client, options: RoomOptions) -> RoomCode {
     let start = Instant::now();
     loop {
@@ -670,7 +670,7 @@ async fn nats_lost_mid_game_loses_nothing_acknowledged_and_the_game_resumes_once
         seat: SeatChoice::Red,
         ..RoomOptions::default()
     };
-    let code = red.create(options).await.expect("creates").code;
+    let code = create(&mut red, options).await;
     black.join(code).await.expect("joins");
     let moves = line(7);
     for (ply, &mv) in moves[..4].iter().enumerate() {
