@@ -51,7 +51,8 @@ use crate::{Applied, ClientError, ClientEvent, ClientOptions, Mirror, Room};
 /// [`REDIRECT_LIMIT`] redirects in a row with no answer it gives up with
 /// [`ClientError::TooManyRedirects`]. A node that gives a room up
 /// ([`DisconnectReason::Moved`]) and a cluster out of reach ([`ErrorCode::Unavailable`] to a
-/// resume) are outages: reconnect, with pauses, and resume. Every request carries an
+/// resume) are outages: reconnect, with pauses, and resume; after an `Unavailable` the same
+/// relay is asked once more first ([`CoreEvent::Retry`]). Every request carries an
 /// id of the core's choosing and every answer names it, so no answer is matched by counting.
 /// It keeps the room's [`Mirror`], advanced by the relay's events through the session's own
 /// code.
@@ -98,6 +99,9 @@ pub struct ClientCore {
     outage: Option<Outage>,
     /// Redirects followed since the relay last answered (the connection came up).
     hops: u8,
+    /// Whether the last failure was a relay asking for time that is being asked again
+    /// ([`CoreEvent::Retry`]): a second one in a row moves on.
+    retried: bool,
     /// Whether a connection has come up: failures from then on are outages, not the first
     /// connection's failure.
     greeted: bool,
@@ -135,6 +139,12 @@ pub enum CoreEvent {
         /// The owning node's URLs, in its order of preference.
         urls: Vec<String>,
     },
+    /// The relay just tried asked for time ([`ErrorCode::Unavailable`]: a cluster node
+    /// taking the room over that moment, say): the next [`CoreEvent::Connect`], after a
+    /// pause, goes to that relay again rather than to the next one of the list. Only once in
+    /// a row: if it asks again, the client moves on. A driver with a single relay can
+    /// ignore this.
+    Retry,
 }
 
 /// How many redirects in a row, with no answer in between, the core follows: the next one
@@ -213,6 +223,7 @@ impl ClientCore {
             last_heard: Timestamp::default(),
             outage: None,
             hops: 0,
+            retried: false,
             greeted: false,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
@@ -790,6 +801,7 @@ impl ClientCore {
     fn up(&mut self) {
         self.link = Link::Up;
         self.hops = 0;
+        self.retried = false;
         self.greeted = true;
     }
 
@@ -888,6 +900,16 @@ impl ClientCore {
         self.transmits.clear();
         self.entry.take_if(|entry| entry.purpose == Purpose::Resume);
         self.hops = 0;
+        self.retried = matches!(
+            cause,
+            ClientError::Refused {
+                code: ErrorCode::Unavailable,
+                ..
+            }
+        ) && !self.retried;
+        if self.retried {
+            self.events.push_back(CoreEvent::Retry);
+        }
         let retry =
             matches!(self.link, Link::Up | Link::Resuming { .. }) && !cause.calls_for_a_pause();
         if let Some(outage) = &mut self.outage {

@@ -224,6 +224,7 @@ impl Driver {
                     }
                     CoreEvent::Connect => connect = true,
                     CoreEvent::Redirected { urls } => self.relays.redirect(urls),
+                    CoreEvent::Retry => self.relays.again(),
                 }
             }
             for frame in frames {

@@ -103,7 +103,8 @@ impl fmt::Display for Relays {
 }
 
 /// Where a driver's next connection goes: the URLs a relay redirected the client to first, in
-/// their order, then the next relay of the list after the one last tried, round the list.
+/// their order, then the next relay of the list after the one last tried, round the list; or
+/// the URL last tried again, when its relay asked for time.
 #[cfg(feature = "tokio")]
 #[derive(Clone, Debug)]
 pub(crate) struct Rotation {
@@ -112,14 +113,18 @@ pub(crate) struct Rotation {
     current: usize,
     /// The redirect's URLs not tried yet.
     redirects: std::collections::VecDeque<String>,
+    /// The URL last tried (from the list or a redirect).
+    last: String,
 }
 
 #[cfg(feature = "tokio")]
 impl Rotation {
     /// A rotation whose connection is (or was last tried) on the relay at `current`.
     pub(crate) fn new(relays: Relays, current: usize) -> Self {
+        let current = current % relays.len();
         Self {
-            current: current % relays.len(),
+            last: relays.urls[current].clone(),
+            current,
             relays,
             redirects: std::collections::VecDeque::new(),
         }
@@ -130,14 +135,20 @@ impl Rotation {
         self.redirects = urls.into();
     }
 
+    /// The relay last tried asked for time: the next attempt goes to it again.
+    pub(crate) fn again(&mut self) {
+        self.redirects.push_front(self.last.clone());
+    }
+
     /// The URL to try next.
     pub(crate) fn next_url(&mut self) -> String {
-        if let Some(url) = self.redirects.pop_front() {
-            return url;
-        }
-        self.current = (self.current + 1) % self.relays.len();
-        // In range: `current` is taken modulo the length, and the list is never empty.
-        self.relays.urls[self.current].clone()
+        let url = self.redirects.pop_front().unwrap_or_else(|| {
+            self.current = (self.current + 1) % self.relays.len();
+            // In range: `current` is taken modulo the length, and the list is never empty.
+            self.relays.urls[self.current].clone()
+        });
+        self.last.clone_from(&url);
+        url
     }
 }
 
@@ -209,5 +220,14 @@ mod tests {
             next,
             ["mem://x", "mem://y", "mem://b", "mem://c", "mem://a"]
         );
+        // A relay that asked for time is tried again, then the list goes on.
+        rotation.again();
+        assert_eq!(rotation.next_url(), "mem://a");
+        assert_eq!(rotation.next_url(), "mem://b");
+        rotation.redirect(vec!["mem://x".into()]);
+        assert_eq!(rotation.next_url(), "mem://x");
+        rotation.again();
+        assert_eq!(rotation.next_url(), "mem://x");
+        assert_eq!(rotation.next_url(), "mem://c");
     }
 }

@@ -1,9 +1,9 @@
 //! The client across the nodes of a relay cluster, each a scripted relay on `mem://`: a list
-//! of relays whose first is dead, a redirect to the room's owner, and the relay it is on going
-//! away mid-game.
+//! of relays whose first is dead, a redirect to the room's owner, the relay it is on going
+//! away mid-game, and the next one asking for time.
 
 use xq_client::{Client, ClientError, ClientEvent, Relays};
-use xq_protocol::{ClientMsg, ServerMsg};
+use xq_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use xq_rules::{Color, Move, Square};
 use xq_session::{Action, Event, MatchConfig};
 
@@ -169,4 +169,49 @@ async fn a_relay_gone_mid_game_is_replaced_by_the_next_of_the_list() {
         Move::new(Square::H0, Square::G2),
     )
     .await;
+}
+
+#[tokio::test]
+async fn a_relay_that_asks_for_time_is_asked_again_before_the_next_of_the_list() {
+    let a = Relay::listen("failover-again-a").await;
+    let b = Relay::listen("failover-again-b").await;
+    let c = Relay::listen("failover-again-c").await;
+    let referee = Referee::new(MatchConfig::default());
+    let list = format!("{},{},{}", a.url(), b.url(), c.url());
+    let (client, (peer_a, _)) = tokio::join!(Client::connect(&list, options()), a.welcome());
+    let mut client = client.unwrap_or_else(|e| panic!("{e}"));
+    create_at_red(&client, &peer_a, &referee).await;
+
+    // A dies. B is taking the room over at that moment, and asks for time.
+    a.close();
+    drop(peer_a);
+    assert!(matches!(
+        next(&mut client).await,
+        ClientEvent::Reconnecting { .. }
+    ));
+    let peer_b = b.accept().await;
+    let hello = peer_b.recv().await;
+    assert!(
+        matches!(
+            hello,
+            ClientMsg::Hello {
+                resume: Some(TOKEN),
+                ..
+            }
+        ),
+        "{hello:?}"
+    );
+    peer_b
+        .send(ServerMsg::Error {
+            id: Some(peer_b.id()),
+            code: ErrorCode::Unavailable,
+            message: "the room is moving to this node: try again".into(),
+        })
+        .await;
+    // After a pause the client asks B again, not C, and takes its seat back there.
+    let (peer_b, resume) = b.welcome().await;
+    assert_eq!(resume, Some(TOKEN));
+    peer_b.seat(Some(Color::Red), referee.snapshot(ms(1))).await;
+    assert!(matches!(next(&mut client).await, ClientEvent::Reconnected));
+    drop(c);
 }
