@@ -556,21 +556,28 @@ async fn games_survive_killed_paused_and_restarted_relays_and_a_killed_nats_serv
     }
 }
 
-#[tokio::test]
-async fn a_node_that_cannot_reach_its_cluster_says_why_and_exits_non_zero() {
-    // Nothing listens on port 1 of the loopback.
+/// Starts node `name` on the NATS servers `nats` with `flags`, expecting it to give up:
+/// returns what it printed to standard error once it has exited non-zero.
+async fn refused_node(nats: &str, name: &str, flags: &[&str]) -> String {
     let output = tokio::time::timeout(
         STEP,
         Command::new(env!("CARGO_BIN_EXE_xq-relay"))
-            .args(["--cluster", "nats://127.0.0.1:1", "--node-name", "lonely"])
+            .args(["--cluster", nats, "--node-name", name])
             .args(["--listen", "udp://127.0.0.1:0", "--log-level", "error"])
+            .args(flags)
             .output(),
     )
     .await
     .expect("gives up in time")
     .expect("runs");
     assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[tokio::test]
+async fn a_node_that_cannot_reach_its_cluster_says_why_and_exits_non_zero() {
+    // Nothing listens on port 1 of the loopback.
+    let stderr = refused_node("nats://127.0.0.1:1", "lonely", &[]).await;
     assert!(
         stderr.contains("cannot join the cluster at nats://127.0.0.1:1"),
         "{stderr}"
@@ -633,19 +640,7 @@ async fn a_node_joins_nats_over_tls_with_credentials_and_says_why_without_them()
     );
 
     // Without the credentials the server refuses the node, which says so and exits.
-    let output = tokio::time::timeout(
-        STEP,
-        Command::new(env!("CARGO_BIN_EXE_xq-relay"))
-            .args(["--cluster", &nats.url(), "--node-name", "relay-b"])
-            .args(["--listen", "udp://127.0.0.1:0", "--log-level", "error"])
-            .args(tls_flags)
-            .output(),
-    )
-    .await
-    .expect("gives up in time")
-    .expect("runs");
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused_node(&nats.url(), "relay-b", &tls_flags).await;
     assert!(
         stderr.contains("cannot join the cluster") && stderr.contains("authorization"),
         "{stderr}"
