@@ -6,11 +6,13 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-/// The packages `package` links on any target, as `cargo tree` lists them.
+/// The packages `package` links on any target, as `cargo tree` lists them. Not offline: the
+/// other targets' packages are not downloaded by a build for this one, and on a fresh
+/// machine `cargo tree` fetches them first.
 fn linked(package: &str) -> BTreeSet<String> {
     let output = Command::new(env!("CARGO"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["tree", "--locked", "--offline", "--target", "all"])
+        .args(["tree", "--locked", "--target", "all"])
         .args([
             "-e", "normal", "--prefix", "none", "--format", "{p}", "-p", package,
         ])
