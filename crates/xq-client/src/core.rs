@@ -900,13 +900,7 @@ impl ClientCore {
         self.transmits.clear();
         self.entry.take_if(|entry| entry.purpose == Purpose::Resume);
         self.hops = 0;
-        self.retried = matches!(
-            cause,
-            ClientError::Refused {
-                code: ErrorCode::Unavailable,
-                ..
-            }
-        ) && !self.retried;
+        self.retried = cause.asks_for_time() && !self.retried;
         if self.retried {
             self.events.push_back(CoreEvent::Retry);
         }

@@ -91,17 +91,22 @@ pub enum ClientError {
 }
 
 impl ClientError {
-    /// Whether the relay asked for time (its cluster out of reach), or its nodes sent the
-    /// client round in circles: the next attempt waits, even after a connection that was up.
-    pub(crate) const fn calls_for_a_pause(&self) -> bool {
+    /// Whether the relay asked for time ([`ErrorCode::Unavailable`]: its cluster out of
+    /// reach, or the room on its way to that node).
+    pub(crate) const fn asks_for_time(&self) -> bool {
         matches!(
             self,
-            Self::TooManyRedirects
-                | Self::Refused {
-                    code: ErrorCode::Unavailable,
-                    ..
-                }
+            Self::Refused {
+                code: ErrorCode::Unavailable,
+                ..
+            }
         )
+    }
+
+    /// Whether the relay asked for time, or its nodes sent the client round in circles: the
+    /// next attempt waits, even after a connection that was up.
+    pub(crate) const fn calls_for_a_pause(&self) -> bool {
+        self.asks_for_time() || matches!(self, Self::TooManyRedirects)
     }
 
     /// Whether the transport failed underneath.
