@@ -54,7 +54,12 @@ struct Bench {
 impl Bench {
     /// A bench on a fresh nats-server; `None` (with a note) to skip.
     fn start(ttl: Duration) -> Option<Self> {
-        let server = NatsServer::start()?;
+        Self::start_with(ttl, ServerOptions::default())
+    }
+
+    /// [`start`](Self::start) on a server started with `options`.
+    fn start_with(ttl: Duration, options: ServerOptions) -> Option<Self> {
+        let server = NatsServer::start_with(options)?;
         Some(Self {
             rt: runtime(),
             ttl,
@@ -708,18 +713,14 @@ fn a_wrong_url_fails_quickly_with_a_typed_error() {
     assert!(matches!(err, ClusterError::InvalidNode(_)), "{err}");
 }
 
-/// Connects node `a` to `server` with `options` changed by `set`, and claims and opens a
-/// room through it if it connects.
-fn join_with(
-    rt: &tokio::runtime::Runtime,
-    server: &NatsServer,
-    set: impl FnOnce(&mut ClusterOptions),
-) -> Result<(), ClusterError> {
-    let mut options = options(&[server.url()], "a", Duration::from_secs(5));
+/// Connects node `a` to the bench's server with `options` changed by `set`, and claims and
+/// opens a room through it if it connects.
+fn join_with(bench: &Bench, set: impl FnOnce(&mut ClusterOptions)) -> Result<(), ClusterError> {
+    let mut options = options(&bench.urls, "a", bench.ttl);
     set(&mut options);
-    let node = rt.block_on(Cluster::connect(options))?;
+    let node = bench.rt.block_on(Cluster::connect(options))?;
     let code = RoomCode::from_u64(30);
-    assert!(rt.block_on(node.claim(code)).expect("claims"));
+    assert!(bench.claim(&node, code));
     let committed = node.storage().commit(&[started(code)]).expect("commits");
     assert!(committed.refused.is_empty());
     Ok(())
@@ -741,24 +742,23 @@ fn a_server_that_checks_client_certificates_is_joined_with_its_ca_and_a_certific
         tls: true,
         ..ServerOptions::default()
     };
-    let Some(server) = NatsServer::start_with(tls) else {
+    let Some(bench) = Bench::start_with(Duration::from_secs(5), tls) else {
         return;
     };
-    let rt = runtime();
-    let client_tls = server.client_tls().expect("a TLS server's client settings");
-    join_with(&rt, &server, |options| {
-        options.tls = Some(client_tls.clone())
-    })
-    .expect("joins over TLS");
+    let client_tls = bench
+        .server
+        .client_tls()
+        .expect("a TLS server's client settings");
+    join_with(&bench, |options| options.tls = Some(client_tls.clone())).expect("joins over TLS");
 
-    let without_certificate = join_with(&rt, &server, |options| {
+    let without_certificate = join_with(&bench, |options| {
         options.tls = Some(ClusterTls {
             client: None,
             ..client_tls.clone()
         });
     });
     refused(without_certificate, "CertificateRequired");
-    let unknown_ca = join_with(&rt, &server, |options| {
+    let unknown_ca = join_with(&bench, |options| {
         options.tls = Some(ClusterTls {
             ca: None,
             ..client_tls.clone()
@@ -773,23 +773,22 @@ fn a_server_in_operator_mode_is_joined_with_a_credentials_file() {
         credentials: true,
         ..ServerOptions::default()
     };
-    let Some(server) = NatsServer::start_with(accounts) else {
+    let Some(bench) = Bench::start_with(Duration::from_secs(5), accounts) else {
         return;
     };
-    let rt = runtime();
-    let creds = server.credentials().expect("the user's credentials");
-    join_with(&rt, &server, |options| {
+    let creds = bench.server.credentials().expect("the user's credentials");
+    join_with(&bench, |options| {
         options.credentials = Some(creds.to_path_buf());
     })
     .expect("joins with the credentials");
 
-    let anonymous = join_with(&rt, &server, |_| {});
+    let anonymous = join_with(&bench, |_| {});
     refused(anonymous, "authorization violation");
     let dir = tempfile::tempdir().expect("a directory");
     let garbled = dir.path().join("garbled.creds");
     std::fs::write(&garbled, "not a credentials file").expect("writes");
     for path in [garbled, dir.path().join("missing.creds")] {
-        let err = join_with(&rt, &server, |options| options.credentials = Some(path));
+        let err = join_with(&bench, |options| options.credentials = Some(path));
         assert!(matches!(err, Err(ClusterError::Credentials(_))), "{err:?}");
     }
 }
